@@ -1,0 +1,17 @@
+import type { Role } from "../routes.ts";
+
+/** Who is calling: resolved from `api_access_token` (and the account in the path). */
+export interface Identity {
+  readonly userId: number;
+  /** The API key used: its own identity for per-user rate limits (SPEC 5.2). */
+  readonly keyId: string;
+  /** Present on account routes, after the membership check. */
+  readonly accountId?: number;
+  readonly role?: Role;
+}
+
+const rank: Record<Role, number> = { agent: 1, administrator: 2 };
+
+export function roleAllows(actual: Role, needed: Role): boolean {
+  return rank[actual] >= rank[needed];
+}

@@ -1,0 +1,19 @@
+/** The 12 subscribable events of the brief (SPEC 6.1), in its order. */
+export const EVENT_NAMES = [
+  "conversation_created",
+  "conversation_updated",
+  "conversation_status_changed",
+  "conversation_typing_on",
+  "conversation_typing_off",
+  "message_created",
+  "message_updated",
+  "contact_created",
+  "contact_updated",
+  "inbox_created",
+  "inbox_updated",
+  "webwidget_triggered",
+] as const;
+
+export type EventName = (typeof EVENT_NAMES)[number];
+
+export const isEventName = (s: string): s is EventName => (EVENT_NAMES as readonly string[]).includes(s);

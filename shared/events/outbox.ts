@@ -1,0 +1,49 @@
+/**
+ * The outbox (DESIGN.md, Shape): an event is an item written in the same TransactWriteItems
+ * as the change that causes it. The table stream + EventBridge Pipe forward inserts of these
+ * items; they also are the 7-day event log that `resend` reads.
+ */
+import { randomUUID } from "node:crypto";
+import type { EventName } from "./catalog.ts";
+
+export const OUTBOX_ENTITY = "outbox";
+export const OUTBOX_TTL_SECONDS = 7 * 24 * 3600;
+
+/** What a use case asks to emit; the repository writes it with the state change. */
+export interface DomainEvent {
+  readonly event: EventName;
+  readonly accountId: number;
+  /** The inbox the event belongs to (inbox-scope webhooks); absent for contact events. */
+  readonly inboxId?: number;
+  /** The webhook body: `{event, id, ...}` (API.md, Payloads). */
+  readonly payload: { readonly event: EventName; readonly id: string } & Record<string, unknown>;
+}
+
+export interface OutboxItem {
+  pk: string;
+  sk: string;
+  entity: typeof OUTBOX_ENTITY;
+  eventId: string;
+  event: EventName;
+  accountId: number;
+  inboxId?: number;
+  payload: string;
+  occurredAt: number;
+  expiresAt: number;
+}
+
+export const outboxKey = (eventId: string) => ({ pk: `OUTBOX#${eventId}`, sk: "OUTBOX" });
+
+export function outboxItem(e: DomainEvent, nowMs: number, eventId: string = randomUUID()): OutboxItem {
+  return {
+    ...outboxKey(eventId),
+    entity: OUTBOX_ENTITY,
+    eventId,
+    event: e.event,
+    accountId: e.accountId,
+    ...(e.inboxId !== undefined ? { inboxId: e.inboxId } : {}),
+    payload: JSON.stringify(e.payload),
+    occurredAt: nowMs,
+    expiresAt: Math.floor(nowMs / 1000) + OUTBOX_TTL_SECONDS,
+  };
+}

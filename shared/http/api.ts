@@ -1,0 +1,200 @@
+/**
+ * The HTTP layer every API function uses (DESIGN.md, Shape): middy with request id,
+ * error rendering, authentication, body parsing (400/413) and zod validation (422).
+ * A handler receives a typed context and returns a Reply; it never sees raw events.
+ */
+import middy from "@middy/core";
+import type { MiddlewareObj, Request } from "@middy/core";
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from "aws-lambda";
+import type * as z from "zod/mini";
+import { randomUUID } from "node:crypto";
+import { bodyKind, DEFAULT_MAX_BODY_BYTES, routeById, type Route, type RouteId } from "../routes.ts";
+import { AppError, BadRequest, PayloadTooLarge } from "../domain/errors.ts";
+import type { Identity } from "../domain/identity.ts";
+import { authenticate } from "../domain/auth.ts";
+import { accountsRepo } from "../db/accounts-repo.ts";
+import { parseOr422 } from "./validation.ts";
+import { log } from "./log.ts";
+
+export type Event = APIGatewayProxyEventV2;
+export type Result = APIGatewayProxyStructuredResultV2;
+
+export interface Reply {
+  readonly status?: number;
+  /** JSON-serialised unless `text` is set; `undefined` = empty body. */
+  readonly body?: unknown;
+  /** A non-JSON body (e.g. text/plain transcript). */
+  readonly text?: string;
+  readonly contentType?: string;
+  readonly headers?: Record<string, string>;
+}
+
+export interface ApiState {
+  readonly route: Route;
+  readonly requestId: string;
+  readonly sourceIp: string;
+  readonly now: Date;
+  /** Lower-cased header names. */
+  readonly headers: Readonly<Record<string, string>>;
+  identity?: Identity;
+  /** Raw request body (decoded), for routes that need the bytes (upload, idempotency). */
+  rawBody?: Buffer;
+  /** Headers added to the reply by middlewares (e.g. RateLimit). */
+  readonly replyHeaders: Record<string, string>;
+}
+
+export interface ApiContext<B, Q> extends ApiState {
+  readonly params: Readonly<Record<string, string>>;
+  readonly body: B;
+  readonly query: Q;
+  readonly event: Event;
+  /** Account routes: the authorised account id. */
+  readonly accountId: number;
+  readonly identity: Identity;
+}
+
+export type ApiRequest = Request<Event, Result, Error, Context> & { api: ApiState };
+
+const JSON_TYPE = "application/json; charset=utf-8";
+
+/** middy hands the handler only the event: the request state is found through it. */
+const states = new WeakMap<Event, ApiState>();
+
+function lowerHeaders(h: Event["headers"]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(h ?? {})) if (v !== undefined) out[k.toLowerCase()] = v;
+  return out;
+}
+
+export function render(reply: Reply, state: Pick<ApiState, "requestId" | "replyHeaders">): Result {
+  const headers: Record<string, string> = { ...state.replyHeaders, ...reply.headers, "x-request-id": state.requestId };
+  let body = "";
+  if (reply.text !== undefined) {
+    body = reply.text;
+    headers["content-type"] = reply.contentType ?? "text/plain; charset=utf-8";
+  } else if (reply.body !== undefined) {
+    body = JSON.stringify(reply.body);
+    headers["content-type"] = reply.contentType ?? JSON_TYPE;
+  }
+  return { statusCode: reply.status ?? 200, headers, body };
+}
+
+export function renderError(err: unknown, state: Pick<ApiState, "requestId" | "replyHeaders" | "route">): Result {
+  if (err instanceof AppError) {
+    if (err.status >= 500) log.error("request failed", { requestId: state.requestId, route: state.route.id, code: err.code });
+    return render({ status: err.status, body: err.body(), headers: err.headers }, state);
+  }
+  // Never serialise a raw error to a client (DESIGN.md, Style 3).
+  log.error("unhandled error", { requestId: state.requestId, route: state.route.id, error: describeError(err) });
+  return render({ status: 500, body: { error: "Internal server error", request_id: state.requestId } }, state);
+}
+
+function describeError(err: unknown): Record<string, unknown> {
+  if (err instanceof Error) return { name: err.name, message: err.message, stack: err.stack };
+  return { value: String(err) };
+}
+
+/** Request id, the clock, headers; renders every error (first in, last out). */
+const lifecycle = (route: Route): MiddlewareObj<Event, Result, Error, Context> => ({
+  before: (request) => {
+    const ev = request.event;
+    const headers = lowerHeaders(ev.headers);
+    const state: ApiState = {
+      route,
+      requestId: ev.requestContext?.requestId || randomUUID(),
+      sourceIp: ev.requestContext?.http?.sourceIp ?? "0.0.0.0",
+      now: new Date(),
+      headers,
+      replyHeaders: {},
+    };
+    (request as ApiRequest).api = state;
+    states.set(ev, state);
+  },
+  onError: (request) => {
+    const api = (request as ApiRequest).api ?? { route, requestId: randomUUID(), replyHeaders: {} };
+    request.response = renderError(request.error, api);
+  },
+});
+
+/** `api_access_token` -> identity (+ membership and role on account routes). */
+const auth = (route: Route): MiddlewareObj<Event, Result, Error, Context> => ({
+  before: async (request) => {
+    if (route.auth !== "api_key") return;
+    const api = (request as ApiRequest).api;
+    api.identity = await authenticate(
+      accountsRepo,
+      api.headers["api_access_token"],
+      route.role ? { accountId: request.event.pathParameters?.["account_id"], needed: route.role } : undefined,
+    );
+  },
+});
+
+/** Decodes the body (base64 too), enforces the route's size limit, keeps the bytes. */
+const body = (route: Route): MiddlewareObj<Event, Result, Error, Context> => ({
+  before: (request) => {
+    const ev = request.event;
+    if (ev.body === undefined || ev.body === null || ev.body === "") return;
+    const raw = ev.isBase64Encoded ? Buffer.from(ev.body, "base64") : Buffer.from(ev.body, "utf8");
+    if (raw.length > (route.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES)) throw new PayloadTooLarge();
+    (request as ApiRequest).api.rawBody = raw;
+  },
+});
+
+/** Bodies are JSON whatever the Content-Type says (curl -d sends form-encoded by default). */
+function parseJson(raw: Buffer | undefined): unknown {
+  if (!raw || raw.length === 0) return {};
+  try {
+    return JSON.parse(raw.toString("utf8"));
+  } catch {
+    throw new BadRequest();
+  }
+}
+
+export interface ApiOptions<B, Q> {
+  /** zod schema of the JSON body (omit for routes without a body). */
+  readonly body?: z.ZodMiniType<B>;
+  /** zod schema of the query string parameters. */
+  readonly query?: z.ZodMiniType<Q>;
+}
+
+/**
+ * Builds a route's Lambda handler: `export const handler = api("inboxes.create", {body}, fn)`.
+ */
+export function api<B = undefined, Q = undefined>(
+  routeId: RouteId,
+  options: ApiOptions<B, Q>,
+  fn: (ctx: ApiContext<B, Q>) => Promise<Reply>,
+) {
+  const route = routeById(routeId);
+  return middy<Event, Result, Error, Context>()
+    .use(lifecycle(route))
+    .use(auth(route))
+    .use(body(route))
+    .handler((event) => runHandler(route, options, fn, event));
+}
+
+async function runHandler<B, Q>(route: Route, options: ApiOptions<B, Q>, fn: (ctx: ApiContext<B, Q>) => Promise<Reply>, event: Event): Promise<Result> {
+  const api = stateOf(event);
+  // Every JSON route rejects a malformed body with 400, with or without a schema.
+  const json = bodyKind(route) === "json" ? parseJson(api.rawBody) : undefined;
+  const parsedBody = options.body ? parseOr422(options.body, json) : (undefined as B);
+  const query = options.query ? parseOr422(options.query, event.queryStringParameters ?? {}) : (undefined as Q);
+  const params = (event.pathParameters ?? {}) as Record<string, string>;
+  const ctx: ApiContext<B, Q> = {
+    ...api,
+    event,
+    params,
+    body: parsedBody,
+    query,
+    accountId: api.identity?.accountId ?? 0,
+    identity: api.identity ?? { userId: 0, keyId: "" },
+  };
+  return render(await fn(ctx), api);
+}
+
+function stateOf(event: Event): ApiState {
+  const s = states.get(event);
+  if (!s) throw new Error("api state missing");
+  return s;
+}
+

@@ -1,0 +1,65 @@
+/**
+ * THE route table (DESIGN.md, Layout). Pure data: it imports no handler.
+ * The CDK stack makes one Lambda + one API Gateway route per row, the sandbox routes requests by it,
+ * and the tests loop over it (auth, tenant-isolation and bad-input matrices, infra parity).
+ */
+
+export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+export type AuthKind = "api_key" | "public";
+export type Role = "administrator" | "agent";
+
+export interface Route {
+  /** Stable id, `area.action`. */
+  readonly id: string;
+  readonly method: HttpMethod;
+  /** API Gateway path syntax: `{name}` parameters. */
+  readonly path: string;
+  /** File under functions/ (without .ts); also the Lambda's logical name. */
+  readonly fn: string;
+  readonly auth: AuthKind;
+  /** For account routes (`{account_id}` in the path): the least role allowed. */
+  readonly role?: Role;
+  /** Names of the rate-limit rules applied (shared/ratelimit/rules.ts); "global" is implied. */
+  readonly throttle: readonly string[];
+  /** Request body kind; default "json" for POST/PUT/PATCH, "none" otherwise. */
+  readonly body?: "json" | "multipart" | "none";
+  /** Largest accepted request body in bytes (after base64 decoding). */
+  readonly maxBodyBytes?: number;
+  /** Lambda memory in MB, when the default does not fit. */
+  readonly memoryMb?: number;
+  /** Lambda timeout in seconds, when the default does not fit. */
+  readonly timeoutSeconds?: number;
+}
+
+const ACC = "/api/v1/accounts/{account_id}";
+
+export const routes = [
+  // Accounts and inboxes
+  { id: "accounts.show", method: "GET", path: ACC, fn: "accounts-show", auth: "api_key", role: "agent", throttle: [] },
+  { id: "inboxes.list", method: "GET", path: `${ACC}/inboxes`, fn: "inboxes-list", auth: "api_key", role: "agent", throttle: [] },
+  { id: "inboxes.create", method: "POST", path: `${ACC}/inboxes`, fn: "inboxes-create", auth: "api_key", role: "agent", throttle: [] },
+  { id: "inboxes.show", method: "GET", path: `${ACC}/inboxes/{inbox_id}`, fn: "inboxes-show", auth: "api_key", role: "agent", throttle: [] },
+  { id: "inboxes.update", method: "PATCH", path: `${ACC}/inboxes/{inbox_id}`, fn: "inboxes-update", auth: "api_key", role: "agent", throttle: [] },
+] as const satisfies readonly Route[];
+
+export type RouteId = (typeof routes)[number]["id"];
+
+const byId = new Map<string, Route>(routes.map((r) => [r.id, r]));
+
+export function routeById(id: RouteId): Route {
+  const r = byId.get(id);
+  if (!r) throw new Error(`unknown route ${id}`);
+  return r;
+}
+
+/** Default body limit: JSON bodies are small; upload routes raise it. */
+export const DEFAULT_MAX_BODY_BYTES = 64 * 1024;
+
+export function bodyKind(route: Route): "json" | "multipart" | "none" {
+  return route.body ?? (route.method === "GET" || route.method === "DELETE" ? "none" : "json");
+}
+
+/** Names of the path parameters of a route, in order. */
+export function pathParams(path: string): string[] {
+  return [...path.matchAll(/\{([a-z_]+)\}/g)].map((m) => m[1]!);
+}
