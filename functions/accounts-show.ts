@@ -1,0 +1,7 @@
+import { api } from "../shared/http/api.ts";
+import { accountsRepo } from "../shared/db/accounts-repo.ts";
+import { showAccount } from "../shared/domain/accounts.ts";
+
+export const handler = api("accounts.show", {}, async (ctx) => ({
+  body: await showAccount(accountsRepo, ctx.accountId),
+}));

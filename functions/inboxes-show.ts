@@ -1,0 +1,8 @@
+import { api } from "../shared/http/api.ts";
+import { inboxesRepo } from "../shared/db/inboxes-repo.ts";
+import { getInbox } from "../shared/domain/inboxes.ts";
+import { idParam } from "../shared/http/params.ts";
+
+export const handler = api("inboxes.show", {}, async (ctx) => ({
+  body: await getInbox(inboxesRepo, ctx.accountId, idParam(ctx.params, "inbox_id")),
+}));
