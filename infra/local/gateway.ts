@@ -1,0 +1,169 @@
+/**
+ * The sandbox's API Gateway: turns a Node HTTP request into an API Gateway HTTP API (v2) event
+ * for the route table's handler module, the same module that is deployed, and writes its reply.
+ */
+import { randomUUID } from "node:crypto";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { pathToFileURL } from "node:url";
+import { resolve } from "node:path";
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from "aws-lambda";
+import { routes, type Route } from "../../shared/routes.ts";
+
+/** API Gateway's own payload limit for HTTP APIs. */
+const GATEWAY_MAX_BYTES = 10 * 1024 * 1024;
+
+type LambdaHandler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
+
+interface CompiledRoute {
+  readonly route: Route;
+  readonly regex: RegExp;
+  readonly names: string[];
+}
+
+const compiled: CompiledRoute[] = routes.map((route) => {
+  const names: string[] = [];
+  const pattern = route.path.replace(/\{([a-z_]+)\}/g, (_m, name: string) => {
+    names.push(name);
+    return "([^/]+)";
+  });
+  return { route, regex: new RegExp(`^${pattern}$`), names };
+});
+
+export function matchRoute(method: string, path: string): { route: Route; params: Record<string, string> } | undefined {
+  // Literal segments win over parameters (API Gateway's rule), e.g. conversations/meta vs {conversation_id}.
+  const hits = compiled
+    .filter((c) => c.route.method === method)
+    .map((c) => ({ c, m: c.regex.exec(path) }))
+    .filter((h) => h.m)
+    .sort((a, b) => a.c.names.length - b.c.names.length);
+  const hit = hits[0];
+  if (!hit?.m) return undefined;
+  const params: Record<string, string> = {};
+  hit.c.names.forEach((n, i) => (params[n] = decodeURIComponent(hit.m![i + 1]!)));
+  return { route: hit.c.route, params };
+}
+
+const modules = new Map<string, Promise<LambdaHandler>>();
+function loadHandler(fn: string): Promise<LambdaHandler> {
+  let p = modules.get(fn);
+  if (!p) {
+    const url = pathToFileURL(resolve(import.meta.dirname, "../../functions", `${fn}.ts`)).href;
+    p = import(url).then((m: { handler: LambdaHandler }) => m.handler);
+    modules.set(fn, p);
+  }
+  return p;
+}
+
+const TEXT_TYPES = /^(application\/(json|.*\+json|x-www-form-urlencoded|xml)|text\/)/i;
+
+function readBody(req: IncomingMessage): Promise<Buffer | "too_large"> {
+  return new Promise((res, rej) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on("data", (c: Buffer) => {
+      size += c.length;
+      if (size <= GATEWAY_MAX_BYTES) chunks.push(c);
+    });
+    req.on("end", () => res(size > GATEWAY_MAX_BYTES ? "too_large" : Buffer.concat(chunks)));
+    req.on("error", rej);
+  });
+}
+
+export function toEvent(req: IncomingMessage, body: Buffer, route: Route, params: Record<string, string>): APIGatewayProxyEventV2 {
+  const url = new URL(req.url ?? "/", "http://localhost");
+  const headers: Record<string, string> = {};
+  for (const [k, v] of Object.entries(req.headers)) {
+    if (v !== undefined) headers[k.toLowerCase()] = Array.isArray(v) ? v.join(",") : v;
+  }
+  const query: Record<string, string> = {};
+  for (const [k, v] of url.searchParams) query[k] = k in query ? `${query[k]},${v}` : v;
+  const contentType = headers["content-type"] ?? "";
+  const binary = body.length > 0 && !TEXT_TYPES.test(contentType);
+  const sourceIp = (req.socket.remoteAddress ?? "127.0.0.1").replace(/^::ffff:/, "");
+  const now = new Date();
+  return {
+    version: "2.0",
+    routeKey: `${route.method} ${route.path}`,
+    rawPath: url.pathname,
+    rawQueryString: url.search.slice(1),
+    headers,
+    ...(Object.keys(query).length ? { queryStringParameters: query } : {}),
+    ...(Object.keys(params).length ? { pathParameters: params } : {}),
+    requestContext: {
+      accountId: "local",
+      apiId: "sandbox",
+      domainName: headers["host"] ?? "localhost",
+      domainPrefix: "localhost",
+      http: { method: route.method, path: url.pathname, protocol: `HTTP/${req.httpVersion}`, sourceIp, userAgent: headers["user-agent"] ?? "" },
+      requestId: randomUUID(),
+      routeKey: `${route.method} ${route.path}`,
+      stage: "$default",
+      time: now.toUTCString(),
+      timeEpoch: now.getTime(),
+    },
+    ...(body.length ? { body: binary ? body.toString("base64") : body.toString("utf8") } : {}),
+    isBase64Encoded: binary,
+  };
+}
+
+function lambdaContext(fn: string, requestId: string): Context {
+  return {
+    callbackWaitsForEmptyEventLoop: false,
+    functionName: fn,
+    functionVersion: "$LATEST",
+    invokedFunctionArn: `arn:aws:lambda:local:000000000000:function:${fn}`,
+    memoryLimitInMB: "256",
+    awsRequestId: requestId,
+    logGroupName: `/aws/lambda/${fn}`,
+    logStreamName: "sandbox",
+    getRemainingTimeInMillis: () => 10_000,
+    done: () => undefined,
+    fail: () => undefined,
+    succeed: () => undefined,
+  };
+}
+
+function send(res: ServerResponse, status: number, body: string, headers: Record<string, string> = {}): void {
+  res.writeHead(status, { "content-type": "application/json", ...headers });
+  res.end(body);
+}
+
+export async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const url = new URL(req.url ?? "/", "http://localhost");
+  const match = matchRoute(req.method ?? "GET", url.pathname);
+  if (!match) {
+    send(res, 404, JSON.stringify({ message: "Not Found" }));
+    return;
+  }
+  const body = await readBody(req);
+  if (body === "too_large") {
+    send(res, 413, JSON.stringify({ message: "Request Entity Too Large" }));
+    return;
+  }
+  const event = toEvent(req, body, match.route, match.params);
+  const handler = await loadHandler(match.route.fn);
+  const result = await handler(event, lambdaContext(match.route.fn, event.requestContext.requestId));
+  const headers: Record<string, string> = {};
+  for (const [k, v] of Object.entries(result.headers ?? {})) headers[k] = String(v);
+  const payload = result.body ? (result.isBase64Encoded ? Buffer.from(result.body, "base64") : Buffer.from(result.body)) : Buffer.alloc(0);
+  res.writeHead(result.statusCode ?? 200, headers);
+  res.end(payload);
+}
+
+export function startGateway(port: number, host = "127.0.0.1"): Promise<{ server: Server; port: number }> {
+  const server = createServer((req, res) => {
+    handle(req, res).catch((err: unknown) => {
+      console.error(JSON.stringify({ level: "error", message: "sandbox gateway error", error: String(err) }));
+      if (!res.headersSent) send(res, 500, JSON.stringify({ message: "Internal Server Error" }));
+      else res.end();
+    });
+  });
+  server.keepAliveTimeout = 5000;
+  return new Promise((res, rej) => {
+    server.once("error", rej);
+    server.listen(port, host, () => {
+      const addr = server.address();
+      res({ server, port: typeof addr === "object" && addr ? addr.port : port });
+    });
+  });
+}
