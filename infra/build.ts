@@ -1,0 +1,117 @@
+/**
+ * Bundles every Lambda in one esbuild pass: `functions/<fn>.ts` for each route of the route
+ * table plus `extraFunctions`, into `.build/functions/<fn>/index.mjs` (+ `index.mjs.map`).
+ *
+ * `npm run build` runs this file and prints the bundle sizes; the CDK app and the cold-start
+ * benchmark call `buildFunctions()`.
+ */
+import { build } from "esbuild";
+import { mkdir, writeFile } from "node:fs/promises";
+import { join, relative, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { routes } from "../shared/routes.ts";
+
+/** Repository root (this file lives in infra/). */
+export const ROOT = fileURLToPath(new URL("..", import.meta.url));
+
+/** Default output directory; the stack takes its assets from here. */
+export const DEFAULT_OUT_DIR = join(ROOT, ".build", "functions");
+
+/** Largest accepted minified bundle, in bytes. */
+export const MAX_BUNDLE_BYTES = 500_000;
+
+/** Function files under functions/ that are not behind a route (e.g. queue workers). */
+export const extraFunctions: string[] = [];
+
+/** What `@aws-sdk/credential-provider-node` is replaced with (see the shim's comment). */
+const CREDENTIAL_SHIM = join(ROOT, "infra", "bundle", "credential-provider.ts");
+
+/**
+ * Some bundled CommonJS dependencies `require()` Node builtins; an ES module has no `require`,
+ * so the banner makes one.
+ */
+const REQUIRE_BANNER = [
+  'import { createRequire as __conversaCreateRequire } from "node:module";',
+  "const require = __conversaCreateRequire(import.meta.url);",
+].join("\n");
+
+export interface BuiltFunction {
+  readonly fn: string;
+  /** Absolute path of the bundle. */
+  readonly outfile: string;
+  /** Size of the minified bundle (without its source map). */
+  readonly bytes: number;
+}
+
+export interface BuildOptions {
+  /** Where `<fn>/index.mjs` go; default `.build/functions`. */
+  readonly outDir?: string;
+}
+
+/** Every function to bundle: the route table's (in table order), then the extra ones. */
+export function functionNames(): string[] {
+  return [...new Set<string>([...routes.map((r) => r.fn), ...extraFunctions])];
+}
+
+export async function buildFunctions(opts: BuildOptions = {}): Promise<BuiltFunction[]> {
+  const outDir = resolve(opts.outDir ?? DEFAULT_OUT_DIR);
+  const fns = functionNames();
+  await mkdir(outDir, { recursive: true });
+
+  const result = await build({
+    absWorkingDir: ROOT,
+    entryPoints: fns.map((fn) => ({ in: join(ROOT, "functions", `${fn}.ts`), out: `${fn}/index` })),
+    outdir: outDir,
+    outExtension: { ".js": ".mjs" },
+    platform: "node",
+    target: "node22",
+    format: "esm",
+    bundle: true,
+    minify: true,
+    treeShaking: true,
+    sourcemap: "linked",
+    sourcesContent: false,
+    mainFields: ["module", "main"],
+    banner: { js: REQUIRE_BANNER },
+    alias: { "@aws-sdk/credential-provider-node": CREDENTIAL_SHIM },
+    legalComments: "none",
+    metafile: true,
+    logLevel: "warning",
+  });
+
+  await writeFile(join(outDir, "meta.json"), JSON.stringify(result.metafile));
+
+  const outputs = result.metafile.outputs;
+  return fns.map((fn) => {
+    const outfile = join(outDir, fn, "index.mjs");
+    const key = relative(ROOT, outfile).split("\\").join("/");
+    const meta = outputs[key];
+    if (!meta) throw new Error(`esbuild produced no ${key}`);
+    return { fn, outfile, bytes: meta.bytes };
+  });
+}
+
+/** A fixed-width table of bundle sizes; over-limit rows are flagged. */
+export function sizeTable(built: readonly BuiltFunction[]): string {
+  const width = Math.max("function".length, ...built.map((b) => b.fn.length));
+  const lines = [`${"function".padEnd(width)}  ${"KB".padStart(8)}`];
+  for (const b of built) {
+    const flag = b.bytes > MAX_BUNDLE_BYTES ? `  OVER ${MAX_BUNDLE_BYTES / 1000} KB` : "";
+    lines.push(`${b.fn.padEnd(width)}  ${(b.bytes / 1000).toFixed(1).padStart(8)}${flag}`);
+  }
+  return lines.join("\n");
+}
+
+const isScript = process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url);
+
+if (isScript) {
+  const started = performance.now();
+  const built = await buildFunctions();
+  console.log(sizeTable(built));
+  console.log(`\n${built.length} functions in ${Math.round(performance.now() - started)} ms -> ${relative(ROOT, DEFAULT_OUT_DIR)}`);
+  const over = built.filter((b) => b.bytes > MAX_BUNDLE_BYTES);
+  if (over.length) {
+    console.error(`over the ${MAX_BUNDLE_BYTES} byte limit: ${over.map((b) => b.fn).join(", ")}`);
+    process.exitCode = 1;
+  }
+}

@@ -1,0 +1,233 @@
+/**
+ * The Conversa stack (DESIGN.md, Shape): the main and throttle DynamoDB tables, an HTTP API with
+ * one route per row of the route table, and one Lambda per function file those rows name.
+ *
+ * Env-agnostic (no account/region, no lookups): `cdk synth` needs no AWS credentials. The
+ * function code comes from `buildFunctions()` (infra/build.ts), which must have run first.
+ */
+import { App, CfnOutput, Duration, RemovalPolicy, Stack, Tags } from "aws-cdk-lib";
+import type { StackProps } from "aws-cdk-lib";
+import { HttpApi, HttpMethod } from "aws-cdk-lib/aws-apigatewayv2";
+import { HttpLambdaIntegration } from "aws-cdk-lib/aws-apigatewayv2-integrations";
+import { AttributeType, BillingMode, ProjectionType, StreamViewType, Table, TableEncryption } from "aws-cdk-lib/aws-dynamodb";
+import type { TableProps } from "aws-cdk-lib/aws-dynamodb";
+import { Architecture, Code, Function as LambdaFunction, Runtime } from "aws-cdk-lib/aws-lambda";
+import { LogGroup, RetentionDays } from "aws-cdk-lib/aws-logs";
+import type { Construct } from "constructs";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { CONFIG_KEYS } from "../shared/config.ts";
+import type { Config } from "../shared/config.ts";
+import { mainTable, throttleTable } from "../shared/db/table.ts";
+import type { TableDef } from "../shared/db/table.ts";
+import { routes } from "../shared/routes.ts";
+import type { Route } from "../shared/routes.ts";
+import { DEFAULT_OUT_DIR, extraFunctions } from "./build.ts";
+
+export const STAGES = ["production", "development"] as const;
+export type Stage = (typeof STAGES)[number];
+
+export const DEFAULT_MEMORY_MB = 256;
+export const DEFAULT_TIMEOUT_SECONDS = 10;
+
+/** Variables the stack sets itself, or Lambda reserves: never taken from context. */
+const NOT_FROM_CONTEXT: Partial<Record<keyof Config, string>> = {
+  APP_ENV: "it follows the stage (-c stage=production|development)",
+  TABLE_NAME: "the stack sets it to the main table's name",
+  THROTTLE_TABLE_NAME: "the stack sets it to the throttle table's name",
+  AWS_REGION: "Lambda reserves it",
+};
+
+/** The `stage` context value; production when unset. */
+export function parseStage(value: unknown): Stage {
+  if (value === undefined) return "production";
+  const stage = STAGES.find((s) => s === value);
+  if (!stage) throw new Error(`context "stage" must be one of ${STAGES.join(", ")}, got ${JSON.stringify(value)}`);
+  return stage;
+}
+
+export interface ConversaStackProps extends StackProps {
+  readonly stage: Stage;
+  /** Directory holding `<fn>/index.mjs` (the `outDir` given to `buildFunctions`). */
+  readonly assetsDir?: string;
+}
+
+export class ConversaStack extends Stack {
+  readonly stage: Stage;
+  readonly table: Table;
+  readonly throttleTable: Table;
+  readonly api: HttpApi;
+  /** Every function by its file name under functions/ (route and extra functions). */
+  readonly functions = new Map<string, LambdaFunction>();
+
+  constructor(scope: Construct, id: string, props: ConversaStackProps) {
+    super(scope, id, props);
+    this.stage = props.stage;
+    const assetsDir = props.assetsDir ?? DEFAULT_OUT_DIR;
+    const removalPolicy = this.stage === "production" ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY;
+
+    this.table = this.makeTable("MainTable", mainTable, {
+      removalPolicy,
+      encryption: TableEncryption.AWS_MANAGED,
+      ...(mainTable.stream ? { stream: StreamViewType.NEW_IMAGE } : {}),
+    });
+    this.throttleTable = this.makeTable("ThrottleTable", throttleTable, { removalPolicy });
+
+    this.api = new HttpApi(this, "HttpApi", {
+      apiName: `conversa-${this.stage}`,
+      description: `Conversa API (${this.stage})`,
+      createDefaultStage: true,
+    });
+
+    const environment: Record<string, string> = {
+      ...this.contextEnvironment(),
+      APP_ENV: this.stage,
+      TABLE_NAME: this.table.tableName,
+      THROTTLE_TABLE_NAME: this.throttleTable.tableName,
+      NODE_OPTIONS: "--enable-source-maps",
+    };
+
+    // One Lambda per function file; routes sharing a file (e.g. PATCH and PUT) share it.
+    const byFn = new Map<string, Route[]>();
+    for (const route of routes as readonly Route[]) byFn.set(route.fn, [...(byFn.get(route.fn) ?? []), route]);
+
+    for (const [name, group] of byFn) {
+      const fn = this.makeFunction(name, {
+        assetsDir,
+        environment,
+        removalPolicy,
+        memoryMb: largest(group.map((r) => r.memoryMb)),
+        timeoutSeconds: largest(group.map((r) => r.timeoutSeconds)),
+      });
+      // Least privilege: read-only routes never write the main table; every route counts requests.
+      if (group.every((r) => r.method === "GET")) this.table.grantReadData(fn);
+      else this.table.grantReadWriteData(fn);
+      this.throttleTable.grantReadWriteData(fn);
+
+      const integration = new HttpLambdaIntegration(`${logicalName(name)}Integration`, fn);
+      for (const route of group) {
+        this.api.addRoutes({ path: route.path, methods: [HttpMethod[route.method]], integration });
+      }
+    }
+
+    // Not behind a route (queue workers...): their triggers are wired where they are added.
+    for (const name of extraFunctions) {
+      const fn = this.makeFunction(name, { assetsDir, environment, removalPolicy });
+      this.table.grantReadWriteData(fn);
+    }
+
+    new CfnOutput(this, "ApiUrl", { value: this.api.apiEndpoint, description: "Base URL of the HTTP API" });
+    new CfnOutput(this, "TableName", { value: this.table.tableName });
+    new CfnOutput(this, "ThrottleTableName", { value: this.throttleTable.tableName });
+  }
+
+  private makeTable(id: string, def: TableDef, extra: Partial<TableProps>): Table {
+    const table = new Table(this, id, {
+      partitionKey: { name: def.partitionKey, type: AttributeType.STRING },
+      ...(def.sortKey ? { sortKey: { name: def.sortKey, type: AttributeType.STRING } } : {}),
+      billingMode: BillingMode.PAY_PER_REQUEST,
+      timeToLiveAttribute: def.ttlAttribute,
+      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+      ...extra,
+    });
+    for (const gsi of def.gsis) {
+      table.addGlobalSecondaryIndex({
+        indexName: gsi.name,
+        partitionKey: { name: gsi.partitionKey, type: AttributeType.STRING },
+        sortKey: { name: gsi.sortKey, type: AttributeType.STRING },
+        projectionType: ProjectionType.ALL,
+      });
+    }
+    return table;
+  }
+
+  private makeFunction(
+    name: string,
+    opts: {
+      readonly assetsDir: string;
+      readonly environment: Record<string, string>;
+      readonly removalPolicy: RemovalPolicy;
+      readonly memoryMb?: number | undefined;
+      readonly timeoutSeconds?: number | undefined;
+    },
+  ): LambdaFunction {
+    if (this.functions.has(name)) throw new Error(`function "${name}" is defined twice (route table and extraFunctions?)`);
+    const codeDir = join(opts.assetsDir, name);
+    if (!existsSync(join(codeDir, "index.mjs"))) {
+      throw new Error(`no bundle for "${name}" in ${opts.assetsDir}: run buildFunctions() (npm run build) before synth`);
+    }
+    const id = logicalName(name);
+    const logGroup = new LogGroup(this, `${id}Logs`, {
+      retention: RetentionDays.ONE_MONTH,
+      removalPolicy: opts.removalPolicy,
+    });
+    const fn = new LambdaFunction(this, `${id}Function`, {
+      code: Code.fromAsset(codeDir),
+      handler: "index.handler",
+      runtime: Runtime.NODEJS_22_X,
+      architecture: Architecture.ARM_64,
+      memorySize: opts.memoryMb ?? DEFAULT_MEMORY_MB,
+      timeout: Duration.seconds(opts.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS),
+      description: `Conversa ${this.stage}: functions/${name}.ts`,
+      environment: opts.environment,
+      logGroup,
+    });
+    this.functions.set(name, fn);
+    return fn;
+  }
+
+  /** Every other config variable given as context with its own name (`-c THROTTLE_LIMIT=5000`). */
+  private contextEnvironment(): Record<string, string> {
+    const env: Record<string, string> = {};
+    for (const key of CONFIG_KEYS) {
+      const value: unknown = this.node.tryGetContext(key);
+      if (value === undefined) continue;
+      const reason = NOT_FROM_CONTEXT[key];
+      if (reason) throw new Error(`context "${key}" is not accepted: ${reason}`);
+      env[key] = contextString(key, value);
+    }
+    return env;
+  }
+}
+
+function largest(values: readonly (number | undefined)[]): number | undefined {
+  const given = values.filter((v): v is number => v !== undefined);
+  return given.length ? Math.max(...given) : undefined;
+}
+
+function contextString(key: string, value: unknown): string {
+  if (typeof value === "string") return value;
+  if (typeof value === "number" || typeof value === "boolean") return String(value);
+  if (Array.isArray(value) && value.every((v) => typeof v === "string")) return value.join(",");
+  throw new Error(`context "${key}" must be a string, number, boolean or list of strings`);
+}
+
+/** `inboxes-create` → `InboxesCreate`. */
+function logicalName(fn: string): string {
+  return fn
+    .split(/[^A-Za-z0-9]+/)
+    .filter(Boolean)
+    .map((part) => part[0]!.toUpperCase() + part.slice(1))
+    .join("");
+}
+
+export interface BuildAppOptions {
+  /** An app carrying the context (`stage`, pass-through variables); a new one otherwise. */
+  readonly app?: App;
+  /** Where the bundles are; default `.build/functions`. */
+  readonly assetsDir?: string;
+}
+
+/** The stack for the app's `stage` context, named `Conversa-<stage>`. Bundles must exist. */
+export function buildApp(opts: BuildAppOptions = {}): { app: App; stack: ConversaStack } {
+  const app = opts.app ?? new App();
+  const stage = parseStage(app.node.tryGetContext("stage"));
+  const stack = new ConversaStack(app, `Conversa-${stage}`, {
+    stage,
+    ...(opts.assetsDir ? { assetsDir: opts.assetsDir } : {}),
+    description: `Conversa API (${stage})`,
+  });
+  Tags.of(stack).add("project", "conversa");
+  Tags.of(stack).add("stage", stage);
+  return { app, stack };
+}
