@@ -1,0 +1,83 @@
+/**
+ * `npm start` itself, as a user runs it: its own DynamoDB Local with data on disk, the printed
+ * instructions, .data/sandbox.json, a working curl, Ctrl-C, and a restart that keeps the data.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { freePort } from "../../infra/local/dynamo.ts";
+
+const root = resolve(import.meta.dirname, "../..");
+const dataDir = mkdtempSync(join(tmpdir(), "conversa-start-"));
+const children: ChildProcess[] = [];
+
+afterAll(() => {
+  for (const c of children) if (c.pid && groupAlive(c.pid)) process.kill(-c.pid, "SIGKILL");
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+async function start(port: number): Promise<{ child: ChildProcess; output: () => string }> {
+  // detached = its own process group, like a terminal's foreground job (Ctrl-C signals the group).
+  const child = spawn("npm", ["start", "--silent"], {
+    cwd: root,
+    env: { ...process.env, PORT: String(port), SANDBOX_DATA_DIR: dataDir },
+    stdio: ["ignore", "pipe", "pipe"],
+    detached: true,
+  });
+  children.push(child);
+  let out = "";
+  child.stdout!.on("data", (d: Buffer) => (out += d.toString()));
+  child.stderr!.on("data", (d: Buffer) => (out += d.toString()));
+  const deadline = Date.now() + 90_000;
+  while (!out.includes("Ctrl-C")) {
+    if (child.exitCode !== null) throw new Error(`npm start exited:\n${out}`);
+    if (Date.now() > deadline) throw new Error(`npm start did not come up:\n${out}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  return { child, output: () => out };
+}
+
+const groupAlive = (pid: number): boolean => {
+  try {
+    process.kill(-pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+/** Ctrl-C: SIGINT to the whole foreground process group; resolves once every process of it is gone. */
+async function stop(child: ChildProcess): Promise<boolean> {
+  const pid = child.pid!;
+  process.kill(-pid, "SIGINT");
+  const deadline = Date.now() + 20_000;
+  while (groupAlive(pid)) {
+    if (Date.now() > deadline) return false;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return true;
+}
+
+describe("npm start", () => {
+  it("prints how to call it, writes sandbox.json, serves the account, stops on Ctrl-C and keeps data", async () => {
+    const port = await freePort();
+    const first = await start(port);
+    const info = JSON.parse(readFileSync(join(dataDir, "sandbox.json"), "utf8")) as { apiBase: string; accountId: number; adminApiKey: string; agentApiKey: string };
+    expect(info).toMatchObject({ apiBase: `http://localhost:${port}`, accountId: expect.any(Number), adminApiKey: expect.stringMatching(/^cv_/), agentApiKey: expect.stringMatching(/^cv_/) });
+    expect(first.output()).toContain(`curl -s -H "api_access_token: ${info.adminApiKey}" http://localhost:${port}/api/v1/accounts/${info.accountId}`);
+
+    const res = await fetch(`http://127.0.0.1:${port}/api/v1/accounts/${info.accountId}`, { headers: { api_access_token: info.adminApiKey } });
+    expect(res.status).toBe(200);
+    expect(await stop(first.child)).toBe(true);
+    expect(first.output()).toContain("SIGINT: stopping the sandbox");
+
+    const second = await start(port);
+    const again = JSON.parse(readFileSync(join(dataDir, "sandbox.json"), "utf8")) as typeof info;
+    expect(again.adminApiKey).toBe(info.adminApiKey);
+    const res2 = await fetch(`http://127.0.0.1:${port}/api/v1/accounts/${info.accountId}`, { headers: { api_access_token: info.agentApiKey } });
+    expect(res2.status).toBe(200);
+    expect(await stop(second.child)).toBe(true);
+  }, 240_000);
+});

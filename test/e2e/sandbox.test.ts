@@ -1,0 +1,80 @@
+/**
+ * The sandbox over real HTTP: the same handler modules behind the API Gateway emulation,
+ * on a free port, against the run's DynamoDB Local.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { inject } from "vitest";
+import { startSandbox, type Sandbox } from "../../infra/local/sandbox.ts";
+
+let sandbox: Sandbox;
+const suffix = Math.random().toString(36).slice(2, 8);
+
+beforeAll(async () => {
+  sandbox = await startSandbox({
+    port: 0,
+    dynamoEndpoint: inject("dynamoEndpoint"),
+    tableName: `e2e-main-${suffix}`,
+    throttleTableName: `e2e-throttle-${suffix}`,
+  });
+});
+
+afterAll(async () => {
+  await sandbox?.stop();
+});
+
+const call = (path: string, init: RequestInit & { key?: string } = {}) =>
+  fetch(`${sandbox.info.apiBase.replace("localhost", "127.0.0.1")}${path}`, {
+    ...init,
+    headers: { "content-type": "application/json", ...(init.key ? { api_access_token: init.key } : {}), ...(init.headers as Record<string, string>) },
+    signal: AbortSignal.timeout(10_000),
+  });
+
+describe("sandbox over HTTP", () => {
+  it("serves the account to its administrator key, with a request id", async () => {
+    const { accountId, adminApiKey } = sandbox.info;
+    const res = await call(`/api/v1/accounts/${accountId}`, { key: adminApiKey });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/);
+    expect(await res.json()).toMatchObject({ id: accountId, name: "Acme Demo" });
+  });
+
+  it("gives the 401 bodies for a wrong key and another account", async () => {
+    const { accountId, adminApiKey } = sandbox.info;
+    const wrong = await call(`/api/v1/accounts/${accountId}`, { key: "nope" });
+    expect(wrong.status).toBe(401);
+    expect(await wrong.json()).toEqual({ error: "Invalid Access Token", code: "unauthorized" });
+    const other = await call(`/api/v1/accounts/${accountId + 1000}`, { key: adminApiKey });
+    expect(other.status).toBe(401);
+    expect(await other.json()).toEqual({ error: "You are not authorized to access this account", code: "forbidden_account" });
+  });
+
+  it("creates, lists, shows and updates inboxes through path parameters and JSON bodies", async () => {
+    const { accountId, agentApiKey } = sandbox.info;
+    const created = await call(`/api/v1/accounts/${accountId}/inboxes`, {
+      method: "POST",
+      key: agentApiKey,
+      body: JSON.stringify({ name: "Support", channel: { type: "api" } }),
+    });
+    expect(created.status).toBe(200);
+    const inbox = (await created.json()) as { id: number };
+    const patched = await call(`/api/v1/accounts/${accountId}/inboxes/${inbox.id}`, {
+      method: "PATCH",
+      key: agentApiKey,
+      body: JSON.stringify({ name: "Support 2" }),
+    });
+    expect(await patched.json()).toMatchObject({ id: inbox.id, name: "Support 2" });
+    const list = (await (await call(`/api/v1/accounts/${accountId}/inboxes`, { key: agentApiKey })).json()) as { payload: { name: string }[] };
+    expect(list.payload.map((i) => i.name)).toContain("Support 2");
+  });
+
+  it("answers 400 on malformed JSON and 404 on unknown paths", async () => {
+    const { accountId, agentApiKey } = sandbox.info;
+    const bad = await call(`/api/v1/accounts/${accountId}/inboxes`, { method: "POST", key: agentApiKey, body: "{oops" });
+    expect(bad.status).toBe(400);
+    expect(await bad.json()).toEqual({ error: "Malformed JSON body", code: "bad_json" });
+    const missing = await call(`/api/v1/nothing-here`);
+    expect(missing.status).toBe(404);
+    const apiDocs = await call(`/api-docs`);
+    expect(apiDocs.status).toBe(404);
+  });
+});
