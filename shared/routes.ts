@@ -19,7 +19,12 @@ export interface Route {
   readonly auth: AuthKind;
   /** For account routes (`{account_id}` in the path): the least role allowed. */
   readonly role?: Role;
-  /** Names of the rate-limit rules applied (shared/ratelimit/rules.ts); "global" is implied. */
+  /**
+   * Names of the rate-limit rules applied (shared/ratelimit/rules.ts); "global" (per IP) is implied.
+   * Names: contact_search, upload, transcript, reports_account, reports_user, conversations_meta,
+   * login_ip, login_email, password_ip, checkout_subscribe, checkout_link, checkout_prefill,
+   * checkout_coupon, checkout_quote, checkout_plans, widget_events.
+   */
   readonly throttle: readonly string[];
   /** Request body kind; default "json" for POST/PUT/PATCH, "none" otherwise. */
   readonly body?: "json" | "multipart" | "none";
@@ -40,6 +45,15 @@ export const routes = [
   { id: "inboxes.create", method: "POST", path: `${ACC}/inboxes`, fn: "inboxes-create", auth: "api_key", role: "agent", throttle: [] },
   { id: "inboxes.show", method: "GET", path: `${ACC}/inboxes/{inbox_id}`, fn: "inboxes-show", auth: "api_key", role: "agent", throttle: [] },
   { id: "inboxes.update", method: "PATCH", path: `${ACC}/inboxes/{inbox_id}`, fn: "inboxes-update", auth: "api_key", role: "agent", throttle: [] },
+
+  // Webhooks
+
+  // Contacts, conversations, messages, widget, upload, reports
+
+  // Authentication and API keys
+
+  // Public checkout and billing
+
 ] as const satisfies readonly Route[];
 
 export type RouteId = (typeof routes)[number]["id"];

@@ -7,6 +7,7 @@ import { db, mainTableName } from "../../shared/db/client.ts";
 import { keys } from "../../shared/db/keys.ts";
 import { addMember, createAccount, createUser, issueKey } from "../../shared/db/accounts-repo.ts";
 import { sha256Hex } from "../../shared/domain/secrets.ts";
+import { hashPassword } from "../../shared/domain/passwords.ts";
 
 export interface SeedResult {
   readonly accountId: number;
@@ -35,8 +36,9 @@ export async function seedDemo(previous?: Partial<SeedResult>): Promise<SeedResu
   const suffix = accountId === 1 ? "" : `+${accountId}`;
   const adminEmail = `admin${suffix}@example.com`;
   const agentEmail = `agent${suffix}@example.com`;
-  const adminId = await createUser({ name: "Ada Admin", email: adminEmail, nowSec: now });
-  const agentId = await createUser({ name: "Alan Agent", email: agentEmail, nowSec: now });
+  const passwordHash = await hashPassword(DEMO_PASSWORD);
+  const adminId = await createUser({ name: "Ada Admin", email: adminEmail, passwordHash, nowSec: now });
+  const agentId = await createUser({ name: "Alan Agent", email: agentEmail, passwordHash, nowSec: now });
   await addMember(accountId, adminId, "administrator", now);
   await addMember(accountId, agentId, "agent", now);
   return {

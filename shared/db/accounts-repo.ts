@@ -49,29 +49,64 @@ export async function putRaw(item: Record<string, unknown>): Promise<void> {
   await db().send(new PutCommand({ TableName: mainTableName(), Item: item }));
 }
 
-// Direct creation helpers: the sandbox seed and test fixtures use them.
+// Item builders: one place that knows the shape of accounts, users, memberships and keys.
+// Use cases put them in their own transactions (subscribe, sign-in); the helpers below write them
+// directly for the sandbox seed and test fixtures.
 
-export async function createUser(opts: { name: string; email: string; nowSec: number }): Promise<number> {
+type Item = Record<string, unknown>;
+
+export function accountItem(accountId: number, name: string, nowSec: number): Item {
+  return { ...keys.account(accountId), entity: "account", id: accountId, name, locale: "en", status: "active", created_at: nowSec, custom_attributes: {} };
+}
+
+/** The user item and its e-mail uniqueness marker (put the marker with `attribute_not_exists(pk)`). */
+export function userItems(userId: number, opts: { name: string; email: string; passwordHash?: string; nowSec: number }): { user: Item; emailMarker: Item } {
+  const email = opts.email.trim().toLowerCase();
+  return {
+    user: { ...keys.user(userId), entity: "user", id: userId, name: opts.name, email, ...(opts.passwordHash ? { passwordHash: opts.passwordHash } : {}), created_at: opts.nowSec },
+    emailMarker: { ...keys.userEmail(email), entity: "user_email", userId },
+  };
+}
+
+export function memberItem(accountId: number, userId: number, role: Role, nowSec: number): Item {
+  return { ...keys.member(accountId, userId), ...keys.memberGsi1(userId, accountId), entity: "member", accountId, userId, role, created_at: nowSec };
+}
+
+/** A new API key: the secret (shown once) and its two items (auth lookup by hash, the user's list). */
+export function apiKeyItems(userId: number, name: string, nowSec: number): { key: string; keyId: string; prefix: string; items: [Item, Item] } {
+  const { key, hash, prefix } = newApiKey();
+  const keyId = hash.slice(0, 16);
+  return {
+    key,
+    keyId,
+    prefix,
+    items: [
+      { ...keys.apiKeyByHash(hash), entity: "api_key", userId, keyId, created_at: nowSec },
+      { ...keys.userApiKey(userId, keyId), entity: "user_api_key", id: keyId, name, prefix, hash, created_at: nowSec, last_used_at: null },
+    ],
+  };
+}
+
+export async function createUser(opts: { name: string; email: string; passwordHash?: string; nowSec: number }): Promise<number> {
   const userId = await nextGlobalId("user");
-  await putRaw({ ...keys.user(userId), entity: "user", id: userId, name: opts.name, email: opts.email.toLowerCase(), created_at: opts.nowSec });
-  await putRaw({ ...keys.userEmail(opts.email), entity: "user_email", userId });
+  const { user, emailMarker } = userItems(userId, opts);
+  await putRaw(user);
+  await putRaw(emailMarker);
   return userId;
 }
 
 export async function addMember(accountId: number, userId: number, role: Role, nowSec: number): Promise<void> {
-  await putRaw({ ...keys.member(accountId, userId), ...keys.memberGsi1(userId, accountId), entity: "member", accountId, userId, role, created_at: nowSec });
+  await putRaw(memberItem(accountId, userId, role, nowSec));
 }
 
 export async function issueKey(userId: number, name: string, nowSec: number): Promise<string> {
-  const { key, hash, prefix } = newApiKey();
-  const keyId = hash.slice(0, 16);
-  await putRaw({ ...keys.apiKeyByHash(hash), entity: "api_key", userId, keyId });
-  await putRaw({ ...keys.userApiKey(userId, keyId), entity: "user_api_key", id: keyId, name, prefix, hash, created_at: nowSec, last_used_at: null });
+  const { key, items } = apiKeyItems(userId, name, nowSec);
+  for (const item of items) await putRaw(item);
   return key;
 }
 
 export async function createAccount(name: string, nowSec: number): Promise<number> {
   const accountId = await nextGlobalId("account");
-  await putRaw({ ...keys.account(accountId), entity: "account", id: accountId, name, locale: "en", status: "active", created_at: nowSec, custom_attributes: {} });
+  await putRaw(accountItem(accountId, name, nowSec));
   return accountId;
 }
