@@ -4,19 +4,20 @@
  * items; they also are the 7-day event log that `resend` reads.
  */
 import { randomUUID } from "node:crypto";
-import type { EventName } from "./catalog.ts";
+import type { EventName, OperatorEventName } from "./catalog.ts";
 
 export const OUTBOX_ENTITY = "outbox";
 export const OUTBOX_TTL_SECONDS = 7 * 24 * 3600;
 
 /** What a use case asks to emit; the repository writes it with the state change. */
 export interface DomainEvent {
-  readonly event: EventName;
+  /** A webhook event (the 12 of the brief) or an operator event (subscription_created...). */
+  readonly event: EventName | OperatorEventName;
   readonly accountId: number;
   /** The inbox the event belongs to (inbox-scope webhooks); absent for contact events. */
   readonly inboxId?: number;
   /** The webhook body: `{event, id, ...}` (API.md, Payloads). */
-  readonly payload: { readonly event: EventName; readonly id: string } & Record<string, unknown>;
+  readonly payload: { readonly event: EventName | OperatorEventName; readonly id: string } & Record<string, unknown>;
 }
 
 export interface OutboxItem {
@@ -24,7 +25,7 @@ export interface OutboxItem {
   sk: string;
   entity: typeof OUTBOX_ENTITY;
   eventId: string;
-  event: EventName;
+  event: EventName | OperatorEventName;
   accountId: number;
   inboxId?: number;
   payload: string;
