@@ -27,7 +27,8 @@ export function mailer(): Mailer {
       try {
         await inner.send(message);
       } catch (err) {
-        log.error("mail not sent", { subject: message.subject, error: err instanceof Error ? err.name : String(err) });
+        const e = err as { name?: string; code?: string };
+        log.error("mail not sent", { subject: message.subject, error: e?.name ?? String(err), code: e?.code });
         throw err;
       }
     },
