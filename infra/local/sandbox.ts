@@ -2,7 +2,7 @@
  * The local sandbox (DESIGN.md, Local sandbox): DynamoDB Local, the tables, the seed and the
  * API gateway emulation, all in one process. `npm start` and the e2e tests use it.
  */
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import type { Server } from "node:http";
@@ -61,6 +61,8 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
 
   const tableName = opts.tableName ?? "conversa-main";
   const throttleTableName = opts.throttleTableName ?? "conversa-throttle";
+  // Without a data directory the mail goes to a temp dir, removed on stop.
+  const tempMailDir = !opts.mailDir && !dataDir;
   const mailDir = resolve(opts.mailDir ?? (dataDir ? join(dataDir, "mail") : mkdtempSync(join(tmpdir(), "conversa-mail-"))));
   mkdirSync(mailDir, { recursive: true });
   Object.assign(process.env, {
@@ -104,6 +106,7 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
         });
         resetDb();
         await dynamo?.stop();
+        if (tempMailDir) rmSync(mailDir, { recursive: true, force: true });
       },
     };
   } catch (err) {
