@@ -72,6 +72,8 @@ const schema = z.object({
   /** Local SES v2 endpoint (tests); unset in AWS. */
   SES_ENDPOINT: optStr,
   PASSWORD_RESET_URL: str("https://app.example.com/auth/password/edit"),
+  /** POST /auth/password answers no sooner than this (ms), known e-mail or not. */
+  PASSWORD_RESET_MIN_REPLY_MS: int(500, 0),
   LOG_LEVEL: z._default(z.enum(["debug", "info", "warn", "error"]), "info"),
 });
 

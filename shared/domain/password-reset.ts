@@ -10,6 +10,7 @@
  * token of that user dies with it, and no login that checked the old password can still get a
  * key) and revokes every existing API key of the user.
  */
+import { setTimeout as sleep } from "node:timers/promises";
 import { ValidationError } from "./errors.ts";
 import type { Mailer, MailMessage } from "./mail.ts";
 import { hashPassword } from "./passwords.ts";
@@ -44,11 +45,24 @@ export interface ResetStore {
   revokeAllKeys(userId: number): Promise<number>;
 }
 
+/** Evens out reply times: a request answers no sooner than `minReplyMs` after it started. */
+export interface Pacing {
+  readonly minReplyMs: number;
+  readonly nowMs?: () => number;
+  readonly sleep?: (ms: number) => Promise<unknown>;
+}
+
 export interface ResetDeps {
   readonly store: ResetStore;
   readonly mailer: Mailer;
   /** The page the mailed link points to (PASSWORD_RESET_URL). */
   readonly resetUrl: string;
+  /**
+   * A known e-mail costs a token write and a mail; an unknown one nothing. Both answer after the
+   * same floor (PASSWORD_RESET_MIN_REPLY_MS), so the reply time does not tell them apart either
+   * (as long as the known path fits in the floor).
+   */
+  readonly pacing?: Pacing;
 }
 
 export function resetLink(resetUrl: string, token: string): string {
@@ -76,6 +90,17 @@ export function resetMail(to: string, name: string, link: string): MailMessage {
 }
 
 export async function requestPasswordReset(deps: ResetDeps, email: string, now: Date): Promise<{ message: string }> {
+  const clock = deps.pacing?.nowMs ?? Date.now;
+  const started = clock();
+  await sendResetIfKnown(deps, email, now);
+  if (deps.pacing) {
+    const left = started + deps.pacing.minReplyMs - clock();
+    if (left > 0) await (deps.pacing.sleep ?? sleep)(left);
+  }
+  return { message: RESET_REQUESTED_MESSAGE };
+}
+
+async function sendResetIfKnown(deps: ResetDeps, email: string, now: Date): Promise<void> {
   const user = await deps.store.findUserByEmail(normalizeEmail(email));
   if (user) {
     const token = randomToken(32);
@@ -90,7 +115,6 @@ export async function requestPasswordReset(deps: ResetDeps, email: string, now: 
     // the adapter logs it, and the user can ask again.
     await deps.mailer.send(resetMail(user.email, user.name, resetLink(deps.resetUrl, token))).catch(() => undefined);
   }
-  return { message: RESET_REQUESTED_MESSAGE };
 }
 
 export interface ResetInput {

@@ -24,6 +24,8 @@ beforeAll(async () => {
   mailDir = await mkdtemp(join(tmpdir(), "conversa-mail-test-"));
   process.env["MAIL_DIR"] = mailDir;
   process.env["PASSWORD_RESET_URL"] = "https://app.test/auth/password/edit";
+  // The reply floor is unit-tested (test/unit/password-pacing.test.ts); here it would only slow the file.
+  process.env["PASSWORD_RESET_MIN_REPLY_MS"] = "0";
   resetConfig();
   resetMailer();
 });
