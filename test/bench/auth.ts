@@ -4,8 +4,9 @@
  * - POST /auth/sign_in through the real handler: success, wrong password, unknown e-mail, a user
  *   without a password. The point is the ratio unknown / wrong-password (should be ~1: one scrypt
  *   verification and two reads either way) and the scrypt calls per request (always 1).
- * - POST /auth/password, known vs unknown e-mail (the known path also writes a token and a mail
- *   file: its extra time is reported, not hidden).
+ * - POST /auth/password, known vs unknown e-mail, through the handler (with the reply floor,
+ *   PASSWORD_RESET_MIN_REPLY_MS) and through the use case without it (the known path also writes
+ *   a token and a mail file: what the floor hides).
  * - authenticate(): the key read alone vs the key read plus the `last_used_at` write (what one
  *   request per key per minute pays).
  *
@@ -45,6 +46,9 @@ const { makeAccount } = await import("../support/fixtures.ts");
 const { hashingStats } = await import("../../shared/domain/passwords.ts");
 const { authenticate } = await import("../../shared/domain/auth.ts");
 const { accountsRepo } = await import("../../shared/db/accounts-repo.ts");
+const { credentialsRepo } = await import("../../shared/db/credentials-repo.ts");
+const { requestPasswordReset } = await import("../../shared/domain/password-reset.ts");
+const { mailer } = await import("../../shared/mail/mailer.ts");
 
 interface Scenario {
   readonly name: string;
@@ -83,6 +87,8 @@ try {
   const base = Date.now();
 
   const status = (s: number) => s;
+  // The use case without the reply floor: what the floor hides.
+  const noFloor = { store: credentialsRepo, mailer: mailer(), resetUrl: "https://app.example.com/auth/password/edit" };
   const scenarios: Scenario[] = [
     { name: "sign_in: success", run: async () => status((await invoke("auth.sign_in", { body: { email: user.email, password: user.password } })).status) },
     { name: "sign_in: wrong password", run: async () => status((await invoke("auth.sign_in", { body: { email: user.email, password: "wrong password" } })).status) },
@@ -90,6 +96,8 @@ try {
     { name: "sign_in: user without password", run: async () => status((await invoke("auth.sign_in", { body: { email: apiOnly.adminEmail, password: "wrong password" } })).status) },
     { name: "password request: known e-mail", run: async () => status((await invoke("auth.password_request", { body: { email: user.email } })).status) },
     { name: "password request: unknown e-mail", run: async (i) => status((await invoke("auth.password_request", { body: { email: `ghost-${i}@example.com` } })).status) },
+    { name: "  same, no floor: known", run: async () => (await requestPasswordReset(noFloor, user.email, new Date()), 200) },
+    { name: "  same, no floor: unknown", run: async (i) => (await requestPasswordReset(noFloor, `ghost-${i}@example.com`, new Date()), 200) },
     {
       name: "authenticate: key read only",
       run: async () => {
@@ -137,6 +145,7 @@ try {
     "sign_in no-password user / wrong password": round2(med("sign_in: user without password") / med("sign_in: wrong password")),
     "sign_in success / wrong password": round2(med("sign_in: success") / med("sign_in: wrong password")),
     "password request known / unknown": round2(med("password request: known e-mail") / med("password request: unknown e-mail")),
+    "password request known / unknown, no floor": round2(med("  same, no floor: known") / med("  same, no floor: unknown")),
     "authenticate with write / read only": round2(med("authenticate: + last_used_at write") / med("authenticate: key read only")),
   };
 
