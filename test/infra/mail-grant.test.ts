@@ -16,11 +16,16 @@ interface Statement {
 }
 
 let assetsDir = "";
+let byDefault: Map<string, Statement[]>;
+let byContext: Map<string, Statement[]>;
 
+// Bundling and synthesis are slow on a busy machine: done once, under the hook timeout.
 beforeAll(async () => {
   assetsDir = await mkdtemp(join(tmpdir(), "conversa-infra-mail-"));
   await buildFunctions({ outDir: assetsDir });
-}, 120_000);
+  byDefault = sesStatements({ stage: "production" });
+  byContext = sesStatements({ stage: "production", MAIL_FROM: "accounts@mail.conversa.test" });
+}, 180_000);
 
 afterAll(async () => {
   if (assetsDir) await rm(assetsDir, { recursive: true, force: true });
@@ -45,7 +50,7 @@ function sesStatements(context: Record<string, unknown>): Map<string, Statement[
 
 describe("SES permission", () => {
   it("is granted to the password-request function only, scoped to the sender identity", () => {
-    const byFn = sesStatements({ stage: "production" });
+    const byFn = byDefault;
 
     for (const [name, statements] of byFn) if (name !== MAIL_SENDING_FUNCTION) expect(statements, name).toEqual([]);
     const mine = byFn.get(MAIL_SENDING_FUNCTION)!;
@@ -59,7 +64,7 @@ describe("SES permission", () => {
   });
 
   it("follows MAIL_FROM given as context", () => {
-    const mine = sesStatements({ stage: "production", MAIL_FROM: "accounts@mail.conversa.test" }).get(MAIL_SENDING_FUNCTION)!;
+    const mine = byContext.get(MAIL_SENDING_FUNCTION)!;
 
     expect(mine[0]!.Condition).toEqual({ StringEquals: { "ses:FromAddress": "accounts@mail.conversa.test" } });
     expect(JSON.stringify(mine[0]!.Resource)).toContain(":identity/mail.conversa.test");
