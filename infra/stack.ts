@@ -11,12 +11,13 @@ import { HttpApi, HttpMethod } from "aws-cdk-lib/aws-apigatewayv2";
 import { HttpLambdaIntegration } from "aws-cdk-lib/aws-apigatewayv2-integrations";
 import { AttributeType, BillingMode, ProjectionType, StreamViewType, Table, TableEncryption } from "aws-cdk-lib/aws-dynamodb";
 import type { TableProps } from "aws-cdk-lib/aws-dynamodb";
+import { PolicyStatement } from "aws-cdk-lib/aws-iam";
 import { Architecture, Code, Function as LambdaFunction, Runtime } from "aws-cdk-lib/aws-lambda";
 import { LogGroup, RetentionDays } from "aws-cdk-lib/aws-logs";
 import type { Construct } from "constructs";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { CONFIG_KEYS } from "../shared/config.ts";
+import { CONFIG_KEYS, DEFAULT_MAIL_FROM } from "../shared/config.ts";
 import type { Config } from "../shared/config.ts";
 import { mainTable, throttleTable } from "../shared/db/table.ts";
 import type { TableDef } from "../shared/db/table.ts";
@@ -29,6 +30,9 @@ export type Stage = (typeof STAGES)[number];
 
 export const DEFAULT_MEMORY_MB = 256;
 export const DEFAULT_TIMEOUT_SECONDS = 10;
+
+/** The one function allowed to send mail (POST /auth/password). */
+export const MAIL_SENDING_FUNCTION = "auth-password-request";
 
 /** Variables the stack sets itself, or Lambda reserves: never taken from context. */
 const NOT_FROM_CONTEXT: Partial<Record<keyof Config, string>> = {
@@ -110,6 +114,9 @@ export class ConversaStack extends Stack {
       }
     }
 
+    // Password-recovery mail: only this function may send, and only as MAIL_FROM.
+    this.grantMailSend(MAIL_SENDING_FUNCTION, environment["MAIL_FROM"] ?? DEFAULT_MAIL_FROM);
+
     // Not behind a route (queue workers...): their triggers are wired where they are added.
     for (const name of extraFunctions) {
       const fn = this.makeFunction(name, { assetsDir, environment, removalPolicy });
@@ -119,6 +126,20 @@ export class ConversaStack extends Stack {
     new CfnOutput(this, "ApiUrl", { value: this.api.apiEndpoint, description: "Base URL of the HTTP API" });
     new CfnOutput(this, "TableName", { value: this.table.tableName });
     new CfnOutput(this, "ThrottleTableName", { value: this.throttleTable.tableName });
+  }
+
+  /** `ses:SendEmail` on the sender's identities (address and domain), with `ses:FromAddress` pinned. */
+  private grantMailSend(fnName: string, from: string): void {
+    const fn = this.functions.get(fnName);
+    if (!fn) throw new Error(`no function "${fnName}" to grant ses:SendEmail to`);
+    const identities = [from, from.split("@")[1]].filter((id): id is string => Boolean(id));
+    fn.addToRolePolicy(
+      new PolicyStatement({
+        actions: ["ses:SendEmail"],
+        resources: identities.map((id) => this.formatArn({ service: "ses", resource: "identity", resourceName: id })),
+        conditions: { StringEquals: { "ses:FromAddress": from } },
+      }),
+    );
   }
 
   private makeTable(id: string, def: TableDef, extra: Partial<TableProps>): Table {

@@ -30,6 +30,9 @@ const list = z.pipe(
 const str = (dflt: string) => z.pipe(z.optional(z.string()), z.transform((v) => (v === undefined || v === "" ? dflt : v)));
 const optStr = z.pipe(z.optional(z.string()), z.transform((v) => (v === undefined || v === "" ? undefined : v)));
 
+/** Sender of password-recovery mail; the stack scopes the SES permission to it. */
+export const DEFAULT_MAIL_FROM = "no-reply@example.com";
+
 const schema = z.object({
   APP_ENV: z._default(z.enum(["development", "production"]), "development"),
   AWS_REGION: str("us-east-1"),
@@ -64,9 +67,13 @@ const schema = z.object({
   // Uploads
   UPLOADS_BUCKET: str("conversa-uploads"),
   // Mail
-  MAIL_FROM: str("no-reply@example.com"),
+  MAIL_FROM: str(DEFAULT_MAIL_FROM),
   MAIL_DIR: optStr,
+  /** Local SES v2 endpoint (tests); unset in AWS. */
+  SES_ENDPOINT: optStr,
   PASSWORD_RESET_URL: str("https://app.example.com/auth/password/edit"),
+  /** POST /auth/password answers no sooner than this (ms), known e-mail or not. */
+  PASSWORD_RESET_MIN_REPLY_MS: int(500, 0),
   LOG_LEVEL: z._default(z.enum(["debug", "info", "warn", "error"]), "info"),
 });
 

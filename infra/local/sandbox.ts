@@ -2,12 +2,14 @@
  * The local sandbox (DESIGN.md, Local sandbox): DynamoDB Local, the tables, the seed and the
  * API gateway emulation, all in one process. `npm start` and the e2e tests use it.
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import type { Server } from "node:http";
 import { mainTable, throttleTable } from "../../shared/db/table.ts";
 import { resetConfig } from "../../shared/config.ts";
 import { resetDb } from "../../shared/db/client.ts";
+import { resetMailer } from "../../shared/mail/mailer.ts";
 import { ensureTable, localClient, LOCAL_CREDENTIALS, startDynamoLocal, type DynamoLocal } from "./dynamo.ts";
 import { seedDemo, type SeedResult } from "./seed.ts";
 import { startGateway } from "./gateway.ts";
@@ -24,6 +26,8 @@ export interface SandboxOptions {
   readonly throttleTableName?: string;
   /** Extra environment for the handlers (e.g. APP_ENV=production). */
   readonly env?: Record<string, string>;
+  /** Where password-recovery mail is written as .eml files; default `<dataDir>/mail` (or a temp dir). */
+  readonly mailDir?: string;
 }
 
 export interface SandboxInfo extends SeedResult {
@@ -33,6 +37,8 @@ export interface SandboxInfo extends SeedResult {
 export interface Sandbox {
   readonly info: SandboxInfo;
   readonly dynamoEndpoint: string;
+  /** The directory the sandbox's mail goes to (MAIL_DIR). */
+  readonly mailDir: string;
   stop(): Promise<void>;
 }
 
@@ -55,6 +61,10 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
 
   const tableName = opts.tableName ?? "conversa-main";
   const throttleTableName = opts.throttleTableName ?? "conversa-throttle";
+  // Without a data directory the mail goes to a temp dir, removed on stop.
+  const tempMailDir = !opts.mailDir && !dataDir;
+  const mailDir = resolve(opts.mailDir ?? (dataDir ? join(dataDir, "mail") : mkdtempSync(join(tmpdir(), "conversa-mail-"))));
+  mkdirSync(mailDir, { recursive: true });
   Object.assign(process.env, {
     APP_ENV: "development",
     AWS_REGION: "us-east-1",
@@ -63,10 +73,12 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
     DYNAMODB_ENDPOINT: endpoint,
     TABLE_NAME: tableName,
     THROTTLE_TABLE_NAME: throttleTableName,
+    MAIL_DIR: mailDir,
     ...opts.env,
   });
   resetConfig();
   resetDb();
+  resetMailer();
 
   let server: Server | undefined;
   try {
@@ -86,6 +98,7 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
     return {
       info,
       dynamoEndpoint: endpoint,
+      mailDir,
       async stop() {
         await new Promise<void>((res) => {
           srv.close(() => res());
@@ -93,6 +106,7 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
         });
         resetDb();
         await dynamo?.stop();
+        if (tempMailDir) rmSync(mailDir, { recursive: true, force: true });
       },
     };
   } catch (err) {

@@ -24,6 +24,7 @@ try {
     `  Agent key     ${info.agentApiKey}   (${info.agentEmail})`,
     `  Password      ${info.password}   (both users)`,
     `  Saved to      ${dataDir}/sandbox.json`,
+    `  Mail          ${sandbox.mailDir}/*.eml   (password recovery)`,
     "",
     "Try:",
     `  curl -s -H "api_access_token: ${info.adminApiKey}" ${info.apiBase}/api/v1/accounts/${info.accountId}`,

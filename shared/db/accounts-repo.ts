@@ -1,12 +1,15 @@
 /** Accounts, users, memberships and API keys in the main table. */
-import { PutCommand, QueryCommand } from "@aws-sdk/lib-dynamodb";
+import { PutCommand, QueryCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import type { Account, AccountReader } from "../domain/accounts.ts";
 import type { KeyLookup, KeyRecord } from "../domain/auth.ts";
 import type { Role } from "../routes.ts";
-import { db, mainTableName } from "./client.ts";
+import { db, isConditionalFailure, mainTableName, throttleTableName } from "./client.ts";
 import { getItem, nextGlobalId, strip } from "./items.ts";
 import { newApiKey } from "../domain/secrets.ts";
 import { keys } from "./keys.ts";
+
+/** A key unused for this long shows `last_used_at: null` again. */
+export const KEY_USE_TTL_SECONDS = 400 * 24 * 3600;
 
 export const accountsRepo: AccountReader & KeyLookup = {
   async getAccount(accountId) {
@@ -18,6 +21,27 @@ export const accountsRepo: AccountReader & KeyLookup = {
     const item = await getItem(keys.apiKeyByHash(hash));
     if (!item || item["revoked"] === true) return undefined;
     return { userId: Number(item["userId"]), keyId: String(item["keyId"]) } satisfies KeyRecord;
+  },
+
+  /**
+   * `last_used_at` lives in the throttle table, which every function may write (read-only
+   * routes may not write the main table). Its own TTL; never touches the key's items.
+   */
+  async touchKey(key, nowSec) {
+    try {
+      await db().send(
+        new UpdateCommand({
+          TableName: throttleTableName(),
+          Key: keys.apiKeyUse(key.keyId),
+          UpdateExpression: "SET lastUsedAt = :now, userId = :u, expiresAt = :exp",
+          // Another container may have recorded a later use: never move it back.
+          ConditionExpression: "attribute_not_exists(lastUsedAt) OR lastUsedAt < :now",
+          ExpressionAttributeValues: { ":now": nowSec, ":u": key.userId, ":exp": nowSec + KEY_USE_TTL_SECONDS },
+        }),
+      );
+    } catch (err) {
+      if (!isConditionalFailure(err)) throw err;
+    }
   },
 
   async findRole(accountId, userId) {

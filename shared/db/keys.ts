@@ -28,4 +28,9 @@ export const keys = {
 
   inbox: (accountId: number, inboxId: number) => ({ pk: `ACCOUNT#${accountId}`, sk: `INBOX#${pad(inboxId)}` }),
   inboxPrefix: (accountId: number) => ({ pk: `ACCOUNT#${accountId}`, skPrefix: "INBOX#" }),
+
+  /** THROTTLE table: a key's `last_used_at` (every function may write that table). */
+  apiKeyUse: (keyId: string) => ({ pk: `KEYUSE#${keyId}` }),
+  /** Password-reset token, found by the SHA-256 of the token in the mailed link (issue 7). */
+  passwordReset: (hashHex: string) => ({ pk: `PWRESET#${hashHex}`, sk: "PWRESET" }),
 } as const;

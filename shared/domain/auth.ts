@@ -15,7 +15,12 @@ export interface KeyRecord {
 export interface KeyLookup {
   findKeyByHash(hash: string): Promise<KeyRecord | undefined>;
   findRole(accountId: number, userId: number): Promise<Role | undefined>;
+  /** Records a use of the key (`last_used_at`); best effort. */
+  touchKey?(key: KeyRecord, nowSec: number): Promise<void>;
 }
+
+/** `last_used_at` is written at most once per this many seconds per key and container. */
+export const KEY_TOUCH_INTERVAL_SECONDS = 60;
 
 export interface AccountAccess {
   /** Raw `{account_id}` path parameter. */
@@ -29,17 +34,46 @@ export async function authenticate(
   store: KeyLookup,
   token: string | undefined,
   access?: AccountAccess,
+  now: Date = new Date(),
 ): Promise<Identity> {
   const presented = token?.trim();
   if (!presented || presented.length > MAX_KEY_LENGTH) throw new Unauthorized();
+  // No cache: the key item is read (strongly consistent) on every request, so a revoked key
+  // fails on the very next one.
   const key = await store.findKeyByHash(sha256Hex(presented));
   if (!key) throw new Unauthorized();
-  if (!access) return { userId: key.userId, keyId: key.keyId };
+  // The use is recorded alongside the membership read, not after it.
+  const touch = touchIfDue(store, key, now);
+  if (!access) {
+    await touch;
+    return { userId: key.userId, keyId: key.keyId };
+  }
 
   const accountId = Number(access.accountId);
-  if (!Number.isSafeInteger(accountId) || accountId <= 0) throw new ForbiddenAccount();
-  const role = await store.findRole(accountId, key.userId);
+  if (!Number.isSafeInteger(accountId) || accountId <= 0) {
+    await touch;
+    throw new ForbiddenAccount();
+  }
+  const [role] = await Promise.all([store.findRole(accountId, key.userId), touch]);
   if (!role) throw new ForbiddenAccount();
   if (!roleAllows(role, access.needed)) throw new ForbiddenAction();
   return { userId: key.userId, keyId: key.keyId, accountId, role };
+}
+
+/**
+ * When this container last recorded each key's use. Not an auth cache: it only spares writes
+ * (at most one per key per KEY_TOUCH_INTERVAL_SECONDS per container). Bounded in size.
+ */
+const touched = new Map<string, number>();
+const MAX_TOUCHED = 10_000;
+
+/** Best effort: a failed write of `last_used_at` never fails the request. */
+async function touchIfDue(store: KeyLookup, key: KeyRecord, now: Date): Promise<void> {
+  if (!store.touchKey) return;
+  const nowSec = Math.floor(now.getTime() / 1000);
+  const last = touched.get(key.keyId);
+  if (last !== undefined && nowSec - last < KEY_TOUCH_INTERVAL_SECONDS && nowSec >= last) return;
+  if (touched.size >= MAX_TOUCHED) touched.clear();
+  touched.set(key.keyId, nowSec);
+  await store.touchKey(key, nowSec).catch(() => touched.delete(key.keyId));
 }

@@ -125,6 +125,7 @@ const auth = (route: Route): MiddlewareObj<Event, Result, Error, Context> => ({
       accountsRepo,
       api.headers["api_access_token"],
       route.role ? { accountId: request.event.pathParameters?.["account_id"], needed: route.role } : undefined,
+      api.now,
     );
   },
 });

@@ -1,0 +1,70 @@
+/** Bodies and queries of the authentication and access-token routes (issue 7). */
+import * as z from "zod/mini";
+import { ValidationError } from "../../domain/errors.ts";
+
+/** Long enough for any address (RFC 5321: 254) and any pass phrase; bounded so scrypt input stays small. */
+const email = z.string().check(z.trim(), z.minLength(1), z.maxLength(320));
+const anyPassword = z.string().check(z.minLength(1), z.maxLength(1024));
+const newPassword = z.string().check(z.minLength(8), z.maxLength(128));
+
+export const signInBody = z.object({ email, password: anyPassword });
+
+export const passwordRequestBody = z.object({ email });
+
+export const passwordResetBody = z.object({
+  reset_password_token: z.string().check(z.trim(), z.minLength(1), z.maxLength(200)),
+  password: newPassword,
+  password_confirmation: z.string().check(z.maxLength(128)),
+});
+
+export const createAccessTokenBody = z.object({
+  name: z.optional(z.string().check(z.trim(), z.minLength(1), z.maxLength(100))),
+});
+
+/** `page` (1-based) and `per` (default 25, clamped to 1..100; a non-integer is 422), or `cursor`. */
+const intParam = z.string().check(z.regex(/^-?\d{1,9}$/));
+
+export const listQuery = z.object({
+  page: z.optional(intParam),
+  per: z.optional(intParam),
+  cursor: z.optional(z.string().check(z.maxLength(200))),
+});
+
+export interface PageRequest {
+  readonly offset: number;
+  readonly per: number;
+  readonly page: number;
+}
+
+export const DEFAULT_PER = 25;
+const MAX_PER = 100;
+
+export function pageRequest(q: z.infer<typeof listQuery>): PageRequest {
+  const per = Math.min(MAX_PER, Math.max(1, q.per === undefined ? DEFAULT_PER : Number(q.per)));
+  const fromCursor = q.cursor !== undefined ? decodeCursor(q.cursor) : undefined;
+  const page = Math.max(1, q.page === undefined ? 1 : Number(q.page));
+  const offset = fromCursor ?? (page - 1) * per;
+  return { offset, per, page: Math.floor(offset / per) + 1 };
+}
+
+const encodeCursor = (offset: number): string => Buffer.from(JSON.stringify({ o: offset })).toString("base64url");
+
+function decodeCursor(cursor: string): number {
+  try {
+    const o = (JSON.parse(Buffer.from(cursor, "base64url").toString("utf8")) as { o?: unknown }).o;
+    if (typeof o === "number" && Number.isSafeInteger(o) && o >= 0) return o;
+  } catch {
+    // an unreadable cursor is the client's mistake: 422 below
+  }
+  throw ValidationError.field("cursor", "invalid", "is invalid");
+}
+
+/** One page of an in-memory list, in the `{payload, meta}` shape of API.md. */
+export function pageOf<T>(list: readonly T[], req: PageRequest) {
+  const payload = list.slice(req.offset, req.offset + req.per);
+  const hasMore = req.offset + req.per < list.length;
+  return {
+    payload,
+    meta: { count: list.length, current_page: req.page, per: req.per, has_more: hasMore, next_cursor: hasMore ? encodeCursor(req.offset + req.per) : null },
+  };
+}

@@ -1,0 +1,41 @@
+/**
+ * The mailer this container uses, picked by config: MAIL_DIR set -> `.eml` files (sandbox),
+ * otherwise Amazon SES v2 (one client per container, endpoint from SES_ENDPOINT when set).
+ * Failures are logged here (no recipient, no body) and rethrown to the use case.
+ */
+import { SESv2Client } from "@aws-sdk/client-sesv2";
+import { config } from "../config.ts";
+import type { Mailer } from "../domain/mail.ts";
+import { log } from "../http/log.ts";
+import { fileMailer } from "./file-mailer.ts";
+import { sesMailer } from "./ses-mailer.ts";
+
+let current: Mailer | undefined;
+
+function build(): Mailer {
+  const c = config();
+  if (c.MAIL_DIR) return fileMailer(c.MAIL_DIR, c.MAIL_FROM);
+  const client = new SESv2Client({ region: c.AWS_REGION, ...(c.SES_ENDPOINT ? { endpoint: c.SES_ENDPOINT } : {}), maxAttempts: 3 });
+  return sesMailer(client, c.MAIL_FROM);
+}
+
+export function mailer(): Mailer {
+  current ??= build();
+  const inner = current;
+  return {
+    async send(message) {
+      try {
+        await inner.send(message);
+      } catch (err) {
+        const e = err as { name?: string; code?: string };
+        log.error("mail not sent", { subject: message.subject, error: e?.name ?? String(err), code: e?.code });
+        throw err;
+      }
+    },
+  };
+}
+
+/** Tests and the sandbox change MAIL_DIR / SES_ENDPOINT, then call this. */
+export function resetMailer(): void {
+  current = undefined;
+}
