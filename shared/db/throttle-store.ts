@@ -1,0 +1,91 @@
+/**
+ * The limiter's counter store on the throttle table: one UpdateItem per rule per request.
+ * Fixed windows: one item per window (`ADD n :1`, the window start is in the key, so an expired
+ * counter is never read whatever TTL does). Sliding windows: one item per subject holding one
+ * attribute per slice (`ADD s<slice> :1`, REMOVE the slice that stopped counting); the code
+ * counts only the slices of the current span, so leftovers and TTL lag never matter.
+ *
+ * Its own client: the counter sits in front of every request, so it gets short timeouts and a
+ * single retry (a failing DynamoDB then costs milliseconds, not the default retry ladder).
+ */
+import { DynamoDBClient, UpdateItemCommand } from "@aws-sdk/client-dynamodb";
+import { config, type Config } from "../config.ts";
+import type { CounterId, CounterStore } from "../ratelimit/limiter.ts";
+import { throttleKeys } from "./keys.ts";
+
+export interface ThrottleStoreOptions {
+  readonly client: DynamoDBClient;
+  readonly tableName: string;
+}
+
+export function throttleClient(c: Config, endpoint = c.DYNAMODB_ENDPOINT): DynamoDBClient {
+  return new DynamoDBClient({
+    region: c.AWS_REGION,
+    ...(endpoint ? { endpoint } : {}),
+    maxAttempts: 2,
+    requestHandler: { connectionTimeout: c.THROTTLE_TIMEOUT_MS, requestTimeout: c.THROTTLE_TIMEOUT_MS },
+  });
+}
+
+export function dynamoCounterStore({ client, tableName }: ThrottleStoreOptions): CounterStore {
+  return {
+    async hitFixed(id: CounterId, windowStart: number, expiresAt: number): Promise<number> {
+      const { pk } = throttleKeys.fixed(id.rule, id.subject, windowStart);
+      const out = await client.send(
+        new UpdateItemCommand({
+          TableName: tableName,
+          Key: { pk: { S: pk } },
+          UpdateExpression: "ADD n :one SET expiresAt = :exp",
+          ExpressionAttributeValues: { ":one": { N: "1" }, ":exp": { N: String(expiresAt) } },
+          ReturnValues: "UPDATED_NEW",
+        }),
+      );
+      return Number(out.Attributes?.["n"]?.N);
+    },
+
+    async hitSliding(id: CounterId, slice: number, drop: number, expiresAt: number): Promise<Map<number, number>> {
+      const { pk } = throttleKeys.sliding(id.rule, id.subject);
+      const out = await client.send(
+        new UpdateItemCommand({
+          TableName: tableName,
+          Key: { pk: { S: pk } },
+          UpdateExpression: "ADD #cur :one SET expiresAt = :exp REMOVE #drop",
+          ExpressionAttributeNames: { "#cur": throttleKeys.sliceAttribute(slice), "#drop": throttleKeys.sliceAttribute(drop) },
+          ExpressionAttributeValues: { ":one": { N: "1" }, ":exp": { N: String(expiresAt) } },
+          ReturnValues: "ALL_NEW",
+        }),
+      );
+      const counts = new Map<number, number>();
+      for (const [name, value] of Object.entries(out.Attributes ?? {})) {
+        const s = throttleKeys.sliceOf(name);
+        if (s !== undefined && value.N !== undefined) counts.set(s, Number(value.N));
+      }
+      return counts;
+    },
+
+    async dropSlices(id: CounterId, slices: readonly number[]): Promise<void> {
+      const { pk } = throttleKeys.sliding(id.rule, id.subject);
+      const names = Object.fromEntries(slices.map((s, i) => [`#d${i}`, throttleKeys.sliceAttribute(s)]));
+      await client.send(
+        new UpdateItemCommand({
+          TableName: tableName,
+          Key: { pk: { S: pk } },
+          UpdateExpression: `REMOVE ${Object.keys(names).join(", ")}`,
+          ExpressionAttributeNames: names,
+        }),
+      );
+    },
+  };
+}
+
+let current: { config: Config; client: DynamoDBClient; store: CounterStore } | undefined;
+
+/** The container's store, rebuilt when the configuration was reset (tests, sandbox). */
+export function throttleStore(): CounterStore {
+  const c = config();
+  if (current?.config === c) return current.store;
+  current?.client.destroy();
+  const client = throttleClient(c);
+  current = { config: c, client, store: dynamoCounterStore({ client, tableName: c.THROTTLE_TABLE_NAME }) };
+  return current.store;
+}
