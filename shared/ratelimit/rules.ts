@@ -114,3 +114,24 @@ export function buildRules(c: Limits): Readonly<Record<RuleName, Rule>> {
 
 /** Window of a rule's `RateLimit-Policy` and, for sliding rules, the slice spec. */
 export const slidingSpec = (rule: Rule) => ({ windowSeconds: rule.windowSeconds, slices: rule.slices ?? SLIDING_SLICES });
+
+/** What is wrong with a route's `throttle` list (unknown or duplicate names, keys the route cannot give). */
+export function routeRuleProblems(
+  route: { readonly id: string; readonly path: string; readonly auth: string; readonly throttle: readonly string[] },
+  rules: Readonly<Record<RuleName, Rule>>,
+): string[] {
+  const problems: string[] = [];
+  const seen = new Set<string>();
+  for (const name of route.throttle) {
+    if (seen.has(name)) problems.push(`${route.id}: "${name}" listed twice`);
+    seen.add(name);
+    if (name === "global") problems.push(`${route.id}: "global" is implied, do not list it`);
+    else if (!isRuleName(name)) problems.push(`${route.id}: unknown rule "${name}"`);
+    else {
+      const key = rules[name].key;
+      if ((key === "account" || key === "api_key") && route.auth !== "api_key") problems.push(`${route.id}: "${name}" needs an API key`);
+      if (key === "account" && !route.path.includes("{account_id}")) problems.push(`${route.id}: "${name}" needs {account_id}`);
+    }
+  }
+  return problems;
+}
