@@ -23,7 +23,7 @@ export function throttleClient(c: Config, endpoint = c.DYNAMODB_ENDPOINT): Dynam
     region: c.AWS_REGION,
     ...(endpoint ? { endpoint } : {}),
     maxAttempts: 2,
-    requestHandler: { connectionTimeout: c.THROTTLE_TIMEOUT_MS, requestTimeout: c.THROTTLE_TIMEOUT_MS },
+    requestHandler: { connectionTimeout: c.THROTTLE_TIMEOUT_MS, requestTimeout: c.THROTTLE_TIMEOUT_MS, throwOnRequestTimeout: true },
   });
 }
 
