@@ -78,14 +78,15 @@ export function dynamoCounterStore({ client, tableName }: ThrottleStoreOptions):
   };
 }
 
-let current: { config: Config; client: DynamoDBClient; store: CounterStore } | undefined;
+let current: { settings: string; client: DynamoDBClient; store: CounterStore } | undefined;
 
-/** The container's store, rebuilt when the configuration was reset (tests, sandbox). */
+/** The container's store; rebuilt only when its settings change (tests and the sandbox reset config). */
 export function throttleStore(): CounterStore {
   const c = config();
-  if (current?.config === c) return current.store;
+  const settings = JSON.stringify([c.AWS_REGION, c.DYNAMODB_ENDPOINT, c.THROTTLE_TIMEOUT_MS, c.THROTTLE_TABLE_NAME]);
+  if (current?.settings === settings) return current.store;
   current?.client.destroy();
   const client = throttleClient(c);
-  current = { config: c, client, store: dynamoCounterStore({ client, tableName: c.THROTTLE_TABLE_NAME }) };
+  current = { settings, client, store: dynamoCounterStore({ client, tableName: c.THROTTLE_TABLE_NAME }) };
   return current.store;
 }
