@@ -5,8 +5,10 @@
  * attribute per slice (`ADD s<slice> :1`, REMOVE the slice that stopped counting); the code
  * counts only the slices of the current span, so leftovers and TTL lag never matter.
  *
- * Its own client: the counter sits in front of every request, so it gets short timeouts and a
- * single retry (a failing DynamoDB then costs milliseconds, not the default retry ladder).
+ * Its own client: the counter sits in front of every request, so it gets a short timeout and no
+ * SDK retries: an `ADD` retried after a timeout may already have been applied and would count one
+ * request twice. Only errors that guarantee the write was NOT applied (DynamoDB throttling) are
+ * retried, once.
  */
 import { DynamoDBClient, UpdateItemCommand } from "@aws-sdk/client-dynamodb";
 import { config, type Config } from "../config.ts";
@@ -22,16 +24,28 @@ export function throttleClient(c: Config, endpoint = c.DYNAMODB_ENDPOINT): Dynam
   return new DynamoDBClient({
     region: c.AWS_REGION,
     ...(endpoint ? { endpoint } : {}),
-    maxAttempts: 2,
+    maxAttempts: 1,
     requestHandler: { connectionTimeout: c.THROTTLE_TIMEOUT_MS, requestTimeout: c.THROTTLE_TIMEOUT_MS, throwOnRequestTimeout: true },
   });
+}
+
+/** Errors returned before the write happened: safe to send again. */
+const NOT_APPLIED = new Set(["ProvisionedThroughputExceededException", "ThrottlingException", "RequestLimitExceeded"]);
+
+async function sendOnce<T>(send: () => Promise<T>): Promise<T> {
+  try {
+    return await send();
+  } catch (err) {
+    if (!NOT_APPLIED.has((err as { name?: string })?.name ?? "")) throw err;
+    return send();
+  }
 }
 
 export function dynamoCounterStore({ client, tableName }: ThrottleStoreOptions): CounterStore {
   return {
     async hitFixed(id: CounterId, windowStart: number, expiresAt: number): Promise<number> {
       const { pk } = throttleKeys.fixed(id.rule, id.subject, windowStart);
-      const out = await client.send(
+      const out = await sendOnce(() => client.send(
         new UpdateItemCommand({
           TableName: tableName,
           Key: { pk: { S: pk } },
@@ -39,13 +53,13 @@ export function dynamoCounterStore({ client, tableName }: ThrottleStoreOptions):
           ExpressionAttributeValues: { ":one": { N: "1" }, ":exp": { N: String(expiresAt) } },
           ReturnValues: "UPDATED_NEW",
         }),
-      );
+      ));
       return Number(out.Attributes?.["n"]?.N);
     },
 
     async hitSliding(id: CounterId, slice: number, drop: number, expiresAt: number): Promise<Map<number, number>> {
       const { pk } = throttleKeys.sliding(id.rule, id.subject);
-      const out = await client.send(
+      const out = await sendOnce(() => client.send(
         new UpdateItemCommand({
           TableName: tableName,
           Key: { pk: { S: pk } },
@@ -54,7 +68,7 @@ export function dynamoCounterStore({ client, tableName }: ThrottleStoreOptions):
           ExpressionAttributeValues: { ":one": { N: "1" }, ":exp": { N: String(expiresAt) } },
           ReturnValues: "ALL_NEW",
         }),
-      );
+      ));
       const counts = new Map<number, number>();
       for (const [name, value] of Object.entries(out.Attributes ?? {})) {
         const s = throttleKeys.sliceOf(name);

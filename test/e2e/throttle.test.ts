@@ -34,7 +34,7 @@ async function awayFromMinuteBoundary(): Promise<void> {
 describe("APP_ENV=production", () => {
   let sandbox: Sandbox;
   beforeAll(async () => {
-    sandbox = await sandboxWith({ APP_ENV: "production", THROTTLE_LIMIT: String(LIMIT) });
+    sandbox = await sandboxWith({ APP_ENV: "production", THROTTLE_LIMIT: String(LIMIT), THROTTLE_TIMEOUT_MS: "15000" });
   });
   afterAll(async () => {
     await sandbox?.stop();

@@ -13,7 +13,7 @@ import { decide, Limiter, type Outcome } from "../../shared/ratelimit/limiter.ts
 import { buildRules, RULE_NAMES, type Rule } from "../../shared/ratelimit/rules.ts";
 import { secondsUntil } from "../../shared/ratelimit/window.ts";
 
-const client = throttleClient(config());
+const client = throttleClient({ ...config(), THROTTLE_TIMEOUT_MS: 15_000 }); // generous: a loaded machine must not fail checks
 const table = config().THROTTLE_TABLE_NAME;
 const limiter = new Limiter(dynamoCounterStore({ client, tableName: table }));
 const rules = buildRules(config());
