@@ -4,6 +4,7 @@
  * Defaults here are the documented defaults (README "Configuration").
  */
 import * as z from "zod/mini";
+import { invalidIpEntries } from "./ratelimit/ip.ts";
 
 const bool = (dflt: boolean) =>
   z.pipe(
@@ -48,7 +49,19 @@ const schema = z.object({
   // Rate limiting (SPEC 8.5)
   ENABLE_THROTTLE: bool(true),
   THROTTLE_LIMIT: int(3000, 1),
-  THROTTLE_ALLOWED_IPS: list,
+  THROTTLE_ALLOWED_IPS: z.pipe(
+    list,
+    z.transform((entries, ctx) => {
+      const bad = invalidIpEntries(entries);
+      if (bad.length) {
+        ctx.issues.push({ code: "custom", message: `not an IP or CIDR: ${bad.join(", ")}`, input: entries });
+        return z.NEVER;
+      }
+      return entries;
+    }),
+  ),
+  /** Timeout (ms) of one throttle-table call; past it a rule fails open or closed. */
+  THROTTLE_TIMEOUT_MS: int(1000, 1),
   RATE_LIMIT_CONTACT_SEARCH: int(100, 1),
   RATE_LIMIT_REPORTS_API_ACCOUNT_LEVEL: int(1000, 1),
   RATE_LIMIT_REPORTS_API_USER_LEVEL: int(100, 1),

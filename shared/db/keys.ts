@@ -34,3 +34,12 @@ export const keys = {
   /** Password-reset token, found by the SHA-256 of the token in the mailed link (issue 7). */
   passwordReset: (hashHex: string) => ({ pk: `PWRESET#${hashHex}`, sk: "PWRESET" }),
 } as const;
+
+/** Keys of the throttle table (pk only): one item per (rule, subject, fixed window) or per (rule, subject) for sliding rules. */
+export const throttleKeys = {
+  fixed: (rule: string, subject: string, windowStart: number) => ({ pk: `RL#${rule}#${subject}#${windowStart}` }),
+  sliding: (rule: string, subject: string) => ({ pk: `RL#${rule}#${subject}` }),
+  /** Attribute of a sliding counter holding one slice's count. */
+  sliceAttribute: (slice: number) => `s${slice}`,
+  sliceOf: (attribute: string): number | undefined => (/^s\d+$/.test(attribute) ? Number(attribute.slice(1)) : undefined),
+} as const;

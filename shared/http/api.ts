@@ -15,6 +15,7 @@ import { authenticate } from "../domain/auth.ts";
 import { accountsRepo } from "../db/accounts-repo.ts";
 import { parseOr422 } from "./validation.ts";
 import { log } from "./log.ts";
+import { throttleByClient, throttleByIdentity } from "./throttle.ts";
 
 export type Event = APIGatewayProxyEventV2;
 export type Result = APIGatewayProxyStructuredResultV2;
@@ -169,7 +170,9 @@ export function api<B = undefined, Q = undefined>(
   const route = routeById(routeId);
   return middy<Event, Result, Error, Context>()
     .use(lifecycle(route))
+    .use(throttleByClient(route))
     .use(auth(route))
+    .use(throttleByIdentity(route))
     .use(body(route))
     .handler((event) => runHandler(route, options, fn, event));
 }

@@ -1,0 +1,136 @@
+/**
+ * Rate limiting in the middy chain (API.md "Rate limits"), production only:
+ * - before authentication: "global" and the route's IP and e-mail rules (protects the key lookup;
+ *   the e-mail is read from the JSON body's `email`, lower-cased and trimmed);
+ * - after authentication: the route's account and API-key rules.
+ * The rules of a stage are counted in parallel. Allow-listed IPs skip everything. Allowed
+ * responses of routes with their own rules carry `RateLimit` for the tightest rule.
+ */
+import type { MiddlewareObj } from "@middy/core";
+import type { Context } from "aws-lambda";
+import { config, throttleActive, type Config } from "../config.ts";
+import { DEFAULT_MAX_BODY_BYTES, type Route } from "../routes.ts";
+import { sha256Hex } from "../domain/secrets.ts";
+import { throttleStore } from "../db/throttle-store.ts";
+import { allowList, ipSubject, type AllowList } from "../ratelimit/ip.ts";
+import { decide, Limiter, rateLimitHeader, tightest, type Check, type Outcome, type Verdict } from "../ratelimit/limiter.ts";
+import { buildRules, isRuleName, type KeyKind, type Rule, type RuleName } from "../ratelimit/rules.ts";
+import type { ApiRequest, ApiState, Event, Result } from "./api.ts";
+import { log } from "./log.ts";
+
+interface Runtime {
+  readonly config: Config;
+  readonly active: boolean;
+  readonly rules: Readonly<Record<RuleName, Rule>>;
+  readonly allowed: AllowList;
+}
+
+let cached: Runtime | undefined;
+
+function runtime(): Runtime {
+  const c = config();
+  if (cached?.config === c) return cached;
+  cached = { config: c, active: throttleActive(c), rules: buildRules(c), allowed: allowList(c.THROTTLE_ALLOWED_IPS) };
+  return cached;
+}
+
+/** The route's rules (unknown names are a programming error, caught by the route-table test). */
+function routeRules(route: Route, rt: Runtime): Rule[] {
+  return route.throttle.map((name) => {
+    if (!isRuleName(name)) throw new Error(`route ${route.id}: unknown throttle rule "${name}"`);
+    return rt.rules[name];
+  });
+}
+
+/** `email` of a JSON object body, lower-cased and trimmed; undefined when absent or unreadable. */
+export function emailOf(event: Event, maxBytes: number): string | undefined {
+  if (!event.body) return undefined;
+  const raw = event.isBase64Encoded ? Buffer.from(event.body, "base64") : Buffer.from(event.body, "utf8");
+  if (raw.length > maxBytes) return undefined;
+  try {
+    const parsed: unknown = JSON.parse(raw.toString("utf8"));
+    const email = parsed && typeof parsed === "object" ? (parsed as Record<string, unknown>)["email"] : undefined;
+    const normalized = typeof email === "string" ? email.trim().toLowerCase() : "";
+    return normalized || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+type Subjects = Partial<Record<KeyKind, string>>;
+
+function checksFor(rules: readonly Rule[], subjects: Subjects): Check[] {
+  return rules.flatMap((rule) => {
+    const subject = subjects[rule.key];
+    return subject === undefined ? [] : [{ rule, subject }];
+  });
+}
+
+/** CloudWatch Embedded Metric Format: one log line that is also a metric. */
+function storeErrorMetric(rule: Rule, requestId: string, error: unknown): void {
+  log.error("rate limiter store failed", {
+    requestId,
+    rule: rule.name,
+    mode: rule.failure === "open" ? "fail_open" : "fail_closed",
+    error: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
+  });
+  console.log(
+    JSON.stringify({
+      _aws: {
+        Timestamp: Date.now(),
+        CloudWatchMetrics: [
+          { Namespace: "Conversa", Dimensions: [["Rule", "Mode"]], Metrics: [{ Name: "RateLimiterStoreError", Unit: "Count" }] },
+        ],
+      },
+      Rule: rule.name,
+      Mode: rule.failure,
+      RateLimiterStoreError: 1,
+    }),
+  );
+}
+
+/** Tightest verdict so far of a request (the two stages both contribute). */
+const tightestOf = new WeakMap<ApiState, Verdict>();
+
+async function enforce(route: Route, api: ApiState, checks: readonly Check[]): Promise<void> {
+  if (checks.length === 0) return;
+  const nowMs = api.now.getTime();
+  const outcome: Outcome = await new Limiter(throttleStore()).evaluate(checks, nowMs);
+  for (const f of outcome.failed) storeErrorMetric(f.rule, api.requestId, f.error);
+  const verdict = tightest([decide(outcome, nowMs), tightestOf.get(api)]);
+  if (!verdict) return;
+  tightestOf.set(api, verdict);
+  if (route.throttle.length > 0) api.replyHeaders["ratelimit"] = rateLimitHeader(verdict, nowMs);
+}
+
+function skip(rt: Runtime, api: ApiState): boolean {
+  return !rt.active || rt.allowed.has(api.sourceIp);
+}
+
+/** "global" and the route's IP and e-mail rules, before authentication. */
+export const throttleByClient = (route: Route): MiddlewareObj<Event, Result, Error, Context> => ({
+  before: async (request) => {
+    const rt = runtime();
+    const api = (request as ApiRequest).api;
+    if (skip(rt, api)) return;
+    const rules = [rt.rules.global, ...routeRules(route, rt).filter((r) => r.key === "ip" || r.key === "email")];
+    const email = rules.some((r) => r.key === "email") ? emailOf(request.event, route.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES) : undefined;
+    await enforce(route, api, checksFor(rules, { ip: ipSubject(api.sourceIp), ...(email ? { email: sha256Hex(email) } : {}) }));
+  },
+});
+
+/** The route's account and API-key rules, after authentication. */
+export const throttleByIdentity = (route: Route): MiddlewareObj<Event, Result, Error, Context> => ({
+  before: async (request) => {
+    const rt = runtime();
+    const api = (request as ApiRequest).api;
+    if (skip(rt, api) || route.throttle.length === 0) return;
+    const rules = routeRules(route, rt).filter((r) => r.key === "account" || r.key === "api_key");
+    const id = api.identity;
+    const subjects: Subjects = {
+      ...(id?.accountId !== undefined ? { account: String(id.accountId) } : {}),
+      ...(id?.keyId ? { api_key: id.keyId } : {}),
+    };
+    await enforce(route, api, checksFor(rules, subjects));
+  },
+});

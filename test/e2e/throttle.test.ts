@@ -1,0 +1,83 @@
+/**
+ * Rate limiting over real HTTP: the sandbox started in-process with APP_ENV=production and a small
+ * THROTTLE_LIMIT (the client IP is the socket's, 127.0.0.1), then the same run in development.
+ */
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { startSandbox, type Sandbox } from "../../infra/local/sandbox.ts";
+
+const LIMIT = 4;
+const RUN = [1, 2, 3, 4, 5, 6, 7] as const;
+
+async function sandboxWith(env: Record<string, string>): Promise<Sandbox> {
+  const suffix = Math.random().toString(36).slice(2, 8);
+  return startSandbox({
+    port: 0,
+    dynamoEndpoint: inject("dynamoEndpoint"),
+    tableName: `e2e-thr-main-${suffix}`,
+    throttleTableName: `e2e-thr-throttle-${suffix}`,
+    env,
+  });
+}
+
+function caller(sandbox: Sandbox) {
+  const base = sandbox.info.apiBase.replace("localhost", "127.0.0.1");
+  return (path: string, key?: string) =>
+    fetch(`${base}${path}`, { headers: key ? { api_access_token: key } : {}, signal: AbortSignal.timeout(10_000) });
+}
+
+/** Keeps a run of requests inside one aligned minute. */
+async function awayFromMinuteBoundary(): Promise<void> {
+  const s = (Date.now() / 1000) % 60;
+  if (s > 56) await new Promise((r) => setTimeout(r, (60.2 - s) * 1000));
+}
+
+describe("APP_ENV=production", () => {
+  let sandbox: Sandbox;
+  beforeAll(async () => {
+    sandbox = await sandboxWith({ APP_ENV: "production", THROTTLE_LIMIT: String(LIMIT), THROTTLE_TIMEOUT_MS: "15000" });
+  });
+  afterAll(async () => {
+    await sandbox?.stop();
+  });
+
+  it(`the ${LIMIT + 1}th request of a minute from one IP gets the 429 with Retry-After, RateLimit-Policy and RateLimit`, async () => {
+    const call = caller(sandbox);
+    const { accountId, agentApiKey } = sandbox.info;
+    await awayFromMinuteBoundary();
+    const t0 = Date.now();
+    const replies = [];
+    for (const _ of RUN) replies.push(await call(`/api/v1/accounts/${accountId}`, agentApiKey));
+    const t1 = Date.now();
+    expect(replies.map((r) => r.status)).toEqual([200, 200, 200, 200, 429, 429, 429]);
+    const limited = replies[LIMIT]!;
+    const retryAfter = Number(limited.headers.get("retry-after"));
+    const windowEnd = Math.floor(t0 / 60_000) * 60 + 60;
+    expect(retryAfter).toBeGreaterThanOrEqual(Math.ceil(windowEnd - t1 / 1000));
+    expect(retryAfter).toBeLessThanOrEqual(Math.ceil(windowEnd - t0 / 1000));
+    expect(limited.headers.get("ratelimit-policy")).toBe(`"global";q=${LIMIT};w=60`);
+    expect(limited.headers.get("ratelimit")).toBe(`"global";r=0;t=${retryAfter}`);
+    expect(await limited.json()).toEqual({ error: "Too many requests", code: "rate_limited", retry_after: retryAfter });
+    // the limit is per IP, not per key: the other key and no key at all are refused as well
+    expect((await call(`/api/v1/accounts/${accountId}`, sandbox.info.adminApiKey)).status).toBe(429);
+    expect((await call(`/api/v1/accounts/${accountId}`)).status).toBe(429);
+  });
+});
+
+describe("the same run in development", () => {
+  let sandbox: Sandbox;
+  beforeAll(async () => {
+    sandbox = await sandboxWith({ APP_ENV: "development", THROTTLE_LIMIT: "1" });
+  });
+  afterAll(async () => {
+    await sandbox?.stop();
+  });
+
+  it("never produces a 429", async () => {
+    const call = caller(sandbox);
+    const { accountId, agentApiKey } = sandbox.info;
+    const statuses: number[] = [];
+    for (const _ of RUN) statuses.push((await call(`/api/v1/accounts/${accountId}`, agentApiKey)).status);
+    const parallel = await Promise.all(RUN.map(async () => (await call(`/api/v1/accounts/${accountId}/inboxes`, agentApiKey)).status));
+    expect([...statuses, ...parallel]).toEqual(Array(RUN.length * 2).fill(200));
+  });
+});

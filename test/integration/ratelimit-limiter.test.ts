@@ -1,0 +1,148 @@
+/**
+ * The limiter against DynamoDB Local: exactly `limit` of many concurrent requests pass for every
+ * rule, denied requests count, no boundary burst on sliding rules (injected clock), exact
+ * Retry-After, expired counters ignored by the code.
+ */
+import { GetItemCommand, PutItemCommand } from "@aws-sdk/client-dynamodb";
+import { afterAll, describe, expect, it } from "vitest";
+import { config } from "../../shared/config.ts";
+import { throttleKeys } from "../../shared/db/keys.ts";
+import { dynamoCounterStore, throttleClient } from "../../shared/db/throttle-store.ts";
+import { RateLimited } from "../../shared/domain/errors.ts";
+import { decide, Limiter, type Outcome } from "../../shared/ratelimit/limiter.ts";
+import { buildRules, RULE_NAMES, type Rule } from "../../shared/ratelimit/rules.ts";
+import { secondsUntil } from "../../shared/ratelimit/window.ts";
+
+const client = throttleClient({ ...config(), THROTTLE_TIMEOUT_MS: 15_000 }); // generous: a loaded machine must not fail checks
+const table = config().THROTTLE_TABLE_NAME;
+const limiter = new Limiter(dynamoCounterStore({ client, tableName: table }));
+const rules = buildRules(config());
+afterAll(() => client.destroy());
+
+const T0 = Date.UTC(2026, 0, 1, 12, 0, 0); // aligned with every window used here
+const at = (s: number) => T0 + s * 1000;
+let n = 0;
+const subject = () => `subject-${process.pid}-${++n}`;
+const one = (rule: Rule, subj: string, s: number) => limiter.evaluate([{ rule, subject: subj }], at(s));
+const allowed = (o: Outcome) => o.verdicts.every((v) => v.allowed) && o.failed.length === 0;
+
+async function item(pk: string) {
+  const out = await client.send(new GetItemCommand({ TableName: table, Key: { pk: { S: pk } }, ConsistentRead: true }));
+  return out.Item;
+}
+
+describe("exactly `limit` pass under concurrency", () => {
+  it.each(RULE_NAMES.map((name) => [name, rules[name]] as const))("%s: 8 of 40 concurrent requests pass", async (_name, base) => {
+    const rule: Rule = { ...base, limit: 8 };
+    const subj = subject();
+    const outcomes = await Promise.all(Array.from({ length: 40 }, () => one(rule, subj, 10)));
+    expect(outcomes.filter(allowed)).toHaveLength(8);
+    const remaining = outcomes.filter(allowed).map((o) => o.verdicts[0]!.remaining).sort((a, b) => a - b);
+    expect(remaining).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
+  });
+
+  it("counts denied requests too (the stored counter holds every request)", async () => {
+    const rule: Rule = { ...rules.checkout_link, limit: 3 };
+    const subj = subject();
+    await Promise.all(Array.from({ length: 25 }, () => one(rule, subj, 10)));
+    const stored = await item(throttleKeys.fixed(rule.name, subj, T0 / 1000).pk);
+    expect(stored?.["n"]?.N).toBe("25");
+    expect(Number(stored?.["expiresAt"]?.N)).toBe(T0 / 1000 + 60);
+  });
+
+  it("evaluates several rules of one request together and denies on the one that is full", async () => {
+    const a: Rule = { ...rules.reports_account, limit: 100 };
+    const u: Rule = { ...rules.reports_user, limit: 2 };
+    const acc = subject();
+    const key = subject();
+    const outcomes = await Promise.all(Array.from({ length: 6 }, () => limiter.evaluate([{ rule: a, subject: acc }, { rule: u, subject: key }], at(10))));
+    expect(outcomes.filter(allowed)).toHaveLength(2);
+    const denied = outcomes.find((o) => !allowed(o))!;
+    const decision = Promise.resolve().then(() => decide(denied, at(10)));
+    await expect(decision).rejects.toBeInstanceOf(RateLimited);
+    await expect(decision).rejects.toMatchObject({ info: { rule: "reports_user", limit: 2, windowSeconds: 60, retryAfterSeconds: 50 } });
+  });
+});
+
+describe("fixed windows", () => {
+  it("start again at the aligned boundary and give the exact Retry-After", async () => {
+    const rule: Rule = { ...rules.contact_search, limit: 2 };
+    const subj = subject();
+    expect(allowed(await one(rule, subj, 12))).toBe(true);
+    expect(allowed(await one(rule, subj, 30))).toBe(true);
+    const denied = await one(rule, subj, 42.3);
+    expect(allowed(denied)).toBe(false);
+    expect(secondsUntil(at(42.3), denied.verdicts[0]!.reopensAt)).toBe(18);
+    expect(allowed(await one(rule, subj, 59.99))).toBe(false);
+    expect(allowed(await one(rule, subj, 60))).toBe(true);
+  });
+
+  it("ignore a counter of an earlier window even if TTL never removed it", async () => {
+    const rule: Rule = { ...rules.upload, limit: 1 };
+    const subj = subject();
+    const old = throttleKeys.fixed(rule.name, subj, T0 / 1000 - 3600);
+    await client.send(new PutItemCommand({ TableName: table, Item: { pk: { S: old.pk }, n: { N: "999" }, expiresAt: { N: String(T0 / 1000) } } }));
+    expect(allowed(await one(rule, subj, 5))).toBe(true);
+  });
+
+  it("let a double burst through at a window boundary (why the security rules slide)", async () => {
+    const rule: Rule = { ...rules.login_ip, algorithm: "fixed", limit: 5 };
+    const subj = subject();
+    const before = await Promise.all(Array.from({ length: 5 }, () => one(rule, subj, 299)));
+    const after = await Promise.all(Array.from({ length: 5 }, () => one(rule, subj, 301)));
+    expect([...before, ...after].filter(allowed)).toHaveLength(10);
+  });
+});
+
+describe("sliding windows (login, password, coupon, prefill, subscribe)", () => {
+  /** `limit` requests just before the window end, then a burst of `limit` just after it. */
+  async function boundaryBurst(rule: Rule, subj: string) {
+    const w = rule.windowSeconds;
+    const end = await Promise.all(Array.from({ length: rule.limit }, () => one(rule, subj, w - 1)));
+    const burst = await Promise.all(Array.from({ length: rule.limit }, () => one(rule, subj, w + 1)));
+    const retryAfter = Math.max(...burst.map((o) => secondsUntil(at(w + 1), o.verdicts[0]!.reopensAt)));
+    return { passedBefore: end.filter(allowed).length, passedAfter: burst.filter(allowed).length, retryAfter };
+  }
+
+  it.each(["login_ip", "login_email", "password_ip", "checkout_subscribe", "checkout_prefill", "checkout_coupon"] as const)(
+    "%s: no burst across a window boundary; Retry-After is exact",
+    async (name) => {
+      const rule = rules[name];
+      const [a, b] = [subject(), subject()];
+      const ra = await boundaryBurst(rule, a);
+      const rb = await boundaryBurst(rule, b);
+      expect([ra.passedBefore, ra.passedAfter]).toEqual([rule.limit, 0]);
+      expect(rb).toEqual(ra);
+      // Denied requests count: the refused burst itself keeps the client out until it leaves the count.
+      expect(ra.retryAfter).toBeGreaterThanOrEqual(rule.windowSeconds - 1);
+      const t = rule.windowSeconds + 1 + ra.retryAfter;
+      expect(allowed(await one(rule, b, t - 1))).toBe(false);
+      expect(allowed(await one(rule, a, t))).toBe(true);
+    },
+  );
+
+  it("a single refused request is told exactly when the oldest slice stops counting", async () => {
+    const rule = rules.checkout_coupon; // 10 per 600 s, 60 s slices
+    const subj = subject();
+    for (let i = 0; i < 10; i++) expect(allowed(await one(rule, subj, 100 + i))).toBe(true);
+    const denied = await one(rule, subj, 200);
+    expect(allowed(denied)).toBe(false);
+    expect(denied.verdicts[0]!.remaining).toBe(0);
+    const retryAfter = secondsUntil(at(200), denied.verdicts[0]!.reopensAt);
+    expect(retryAfter).toBe(720 - 200); // the slice [60,120) stops counting at 720
+    expect(allowed(await one(rule, subj, 200 + retryAfter - 1))).toBe(false);
+    expect(allowed(await one(rule, subj, 200 + retryAfter))).toBe(true);
+  });
+
+  it("ignores and removes slices left behind by an idle gap", async () => {
+    const rule: Rule = { ...rules.password_ip, limit: 1 }; // 180 s slices
+    const subj = subject();
+    const pk = throttleKeys.sliding(rule.name, subj).pk;
+    const stale = throttleKeys.sliceAttribute(T0 / 1000 / 180 - 40);
+    await client.send(new PutItemCommand({ TableName: table, Item: { pk: { S: pk }, [stale]: { N: "50" }, expiresAt: { N: "1" } } }));
+    expect(allowed(await one(rule, subj, 5))).toBe(true);
+    const stored = await item(pk);
+    expect(stored?.[stale]).toBeUndefined();
+    expect(stored?.[throttleKeys.sliceAttribute(T0 / 1000 / 180)]?.N).toBe("1");
+  });
+});
