@@ -8,6 +8,8 @@ import { pathToFileURL } from "node:url";
 import { resolve } from "node:path";
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from "aws-lambda";
 import { routes, type Route } from "../../shared/routes.ts";
+import { config } from "../../shared/config.ts";
+import { preflightHeaders } from "../../shared/http/cors.ts";
 
 /** API Gateway's own payload limit for HTTP APIs. */
 const GATEWAY_MAX_BYTES = 10 * 1024 * 1024;
@@ -130,6 +132,13 @@ function send(res: ServerResponse, status: number, body: string, headers: Record
 
 export async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
   const url = new URL(req.url ?? "/", "http://localhost");
+  // API Gateway with a CORS configuration answers every OPTIONS itself (no route, no Lambda).
+  const origins = config().CHECKOUT_ALLOWED_ORIGINS;
+  if (req.method === "OPTIONS" && origins.length > 0) {
+    res.writeHead(204, preflightHeaders(req.headers.origin, origins));
+    res.end();
+    return;
+  }
   const match = matchRoute(req.method ?? "GET", url.pathname);
   if (!match) {
     send(res, 404, JSON.stringify({ message: "Not Found" }));

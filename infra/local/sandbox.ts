@@ -10,6 +10,7 @@ import { resetConfig } from "../../shared/config.ts";
 import { resetDb } from "../../shared/db/client.ts";
 import { ensureTable, localClient, LOCAL_CREDENTIALS, startDynamoLocal, type DynamoLocal } from "./dynamo.ts";
 import { seedDemo, type SeedResult } from "./seed.ts";
+import { seedCatalog } from "./seed-catalog.ts";
 import { startGateway } from "./gateway.ts";
 
 export interface SandboxOptions {
@@ -28,6 +29,9 @@ export interface SandboxOptions {
 
 export interface SandboxInfo extends SeedResult {
   readonly apiBase: string;
+  /** Where `npm run admin` finds the sandbox's tables. */
+  readonly dynamoEndpoint: string;
+  readonly tableName: string;
 }
 
 export interface Sandbox {
@@ -77,9 +81,11 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
 
     const stateFile = dataDir ? join(dataDir, "sandbox.json") : undefined;
     const seed = await seedDemo(stateFile ? readPrevious(stateFile) : undefined);
+    await seedCatalog(seed.accountId);
     const gw = await startGateway(opts.port);
     server = gw.server;
-    const info: SandboxInfo = { apiBase: `http://localhost:${gw.port}`, ...seed };
+    // The fresh values last: sandbox.json of an earlier run holds the old ones.
+    const info: SandboxInfo = { ...seed, apiBase: `http://localhost:${gw.port}`, dynamoEndpoint: endpoint, tableName };
     if (stateFile) writeFileSync(stateFile, `${JSON.stringify(info, null, 2)}\n`);
 
     const srv = server;
