@@ -5,9 +5,13 @@
  */
 import { readFileSync } from "node:fs";
 import * as z from "zod/mini";
+import { en } from "zod/locales";
 import { couponSchema, planSchema, type CouponDef, type Plan } from "../shared/domain/checkout/catalog.ts";
 
 export class CatalogFileError extends Error {}
+
+/** zod/mini ships no messages ("Invalid input"); the operator gets the English ones. */
+const messages = en().localeError;
 
 function items(file: string, wrapper: "plans" | "coupons"): unknown[] {
   let text: string;
@@ -35,7 +39,7 @@ function parseAll<T>(file: string, wrapper: "plans" | "coupons", schema: z.ZodMi
   const problems: string[] = [];
   const out: T[] = [];
   raw.forEach((item, i) => {
-    const r = schema.safeParse(item);
+    const r = schema.safeParse(item, { error: messages });
     const label = (item as Record<string, unknown> | null)?.[wrapper === "plans" ? "slug" : "code"];
     const where = `${wrapper} item ${i + 1}${typeof label === "string" ? ` (${JSON.stringify(label)})` : ""}`;
     if (r.success) out.push(r.data);
