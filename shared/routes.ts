@@ -62,7 +62,7 @@ export const routes = [
   { id: "checkout.link", method: "POST", path: `${CHECKOUT}/link`, fn: "checkout-link", auth: "public", throttle: ["checkout_link"], cors: true },
   { id: "checkout.prefill", method: "GET", path: `${CHECKOUT}/prefill`, fn: "checkout-prefill", auth: "public", throttle: ["checkout_prefill"], cors: true, cacheControl: "no-store" },
   { id: "checkout.coupon", method: "POST", path: `${CHECKOUT}/coupon`, fn: "checkout-coupon", auth: "public", throttle: ["checkout_coupon"], cors: true },
-  { id: "checkout.subscribe", method: "POST", path: `${CHECKOUT}/subscribe`, fn: "checkout-subscribe", auth: "public", throttle: ["checkout_subscribe"], cors: true, cacheControl: "no-store" },
+  { id: "checkout.subscribe", method: "POST", path: `${CHECKOUT}/subscribe`, fn: "checkout-subscribe", auth: "public", throttle: ["checkout_subscribe"], cors: true, cacheControl: "no-store", timeoutSeconds: 20, memoryMb: 1024 },
   { id: "checkout.quote", method: "POST", path: `${CHECKOUT}/quote`, fn: "checkout-quote", auth: "public", throttle: ["checkout_quote"], cors: true },
   { id: "billing.coupon", method: "POST", path: `${ACC}/billing/coupon`, fn: "billing-coupon", auth: "api_key", role: "administrator", throttle: [] },
 

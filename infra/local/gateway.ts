@@ -108,7 +108,7 @@ export function toEvent(req: IncomingMessage, body: Buffer, route: Route, params
   };
 }
 
-function lambdaContext(fn: string, requestId: string): Context {
+function lambdaContext(fn: string, requestId: string, timeoutSeconds = 10): Context {
   return {
     callbackWaitsForEmptyEventLoop: false,
     functionName: fn,
@@ -118,7 +118,7 @@ function lambdaContext(fn: string, requestId: string): Context {
     awsRequestId: requestId,
     logGroupName: `/aws/lambda/${fn}`,
     logStreamName: "sandbox",
-    getRemainingTimeInMillis: () => 10_000,
+    getRemainingTimeInMillis: () => timeoutSeconds * 1000,
     done: () => undefined,
     fail: () => undefined,
     succeed: () => undefined,
@@ -151,7 +151,7 @@ export async function handle(req: IncomingMessage, res: ServerResponse): Promise
   }
   const event = toEvent(req, body, match.route, match.params);
   const handler = await loadHandler(match.route.fn);
-  const result = await handler(event, lambdaContext(match.route.fn, event.requestContext.requestId));
+  const result = await handler(event, lambdaContext(match.route.fn, event.requestContext.requestId, match.route.timeoutSeconds));
   const headers: Record<string, string> = {};
   for (const [k, v] of Object.entries(result.headers ?? {})) headers[k] = String(v);
   const payload = result.body ? (result.isBase64Encoded ? Buffer.from(result.body, "base64") : Buffer.from(result.body)) : Buffer.alloc(0);

@@ -12,10 +12,16 @@ import { catalogRepo } from "./catalog-repo.ts";
 import { db, failedConditionIndexes, mainTableName } from "./client.ts";
 import { getItem, nextGlobalId, strip, transact, type TransactItem } from "./items.ts";
 import { checkoutKeys } from "./keys.ts";
+import { ServiceUnavailable } from "../domain/errors.ts";
 
 const SUBSCRIBE_SCOPE = "checkout_subscribe";
-/** Attempts of the subscribe transaction when DynamoDB reports a conflicting transaction. */
-const CONFLICT_ATTEMPTS = 12;
+/**
+ * How long the subscribe transaction is retried while DynamoDB reports conflicting transactions
+ * (concurrent subscribes redeeming the same coupon). Full-jitter backoff, capped; then a 503 the
+ * client retries (safely, with its Idempotency-Key). Below the route's Lambda timeout.
+ */
+const CONFLICT_DEADLINE_MS = 8_000;
+const CONFLICT_BACKOFF_CAP_MS = 1_000;
 
 function cancellationCodes(err: unknown): string[] | undefined {
   const e = err as { name?: string; CancellationReasons?: { Code?: string }[] };
@@ -97,6 +103,7 @@ export const checkoutRepo: SubscribeStore & BillingStore & QuoteStore = {
 
   async createSubscription(s) {
     const { items, roles } = subscribeItems(s);
+    const deadline = Date.now() + CONFLICT_DEADLINE_MS;
     for (let attempt = 1; ; attempt++) {
       try {
         await transact(items, s.events);
@@ -105,8 +112,9 @@ export const checkoutRepo: SubscribeStore & BillingStore & QuoteStore = {
         const failed = failedConditionIndexes(err).map((i) => roles.get(i)).filter((r) => r !== undefined);
         // Precedence: a duplicate request first (it also "took" the e-mail), then e-mail, then coupon.
         for (const outcome of ["idempotency_taken", "email_taken", "coupon_exhausted"] as const) if (failed.includes(outcome)) return outcome;
-        if (!isTransactionConflict(err) || attempt >= CONFLICT_ATTEMPTS) throw err;
-        await sleep(Math.random() * Math.min(400, 15 * 2 ** attempt));
+        if (!isTransactionConflict(err)) throw err;
+        if (Date.now() >= deadline) throw new ServiceUnavailable(1, "Too many concurrent subscriptions; retry with the same Idempotency-Key");
+        await sleep(Math.random() * Math.min(CONFLICT_BACKOFF_CAP_MS, 20 * 2 ** attempt));
       }
     }
   },
