@@ -52,7 +52,7 @@ export const couponSchema = z
     duration_months: z._default(z.nullable(z.int().check(z.minimum(1), z.maximum(120))), null),
   })
   .check(
-    z.refine((c) => c.kind !== "percent" || (c.value <= 100 && Number.isInteger(Math.round(c.value * 100)) && Math.abs(c.value * 100 - Math.round(c.value * 100)) < 1e-9), {
+    z.refine((c) => c.kind !== "percent" || (c.value <= 100 && Math.abs(c.value * 100 - Math.round(c.value * 100)) < 1e-9), {
       message: "percent must be at most 100 with at most two decimals",
       path: ["value"],
     }),
