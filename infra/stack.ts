@@ -7,7 +7,8 @@
  */
 import { App, CfnOutput, Duration, RemovalPolicy, Stack, Tags } from "aws-cdk-lib";
 import type { StackProps } from "aws-cdk-lib";
-import { HttpApi, HttpMethod } from "aws-cdk-lib/aws-apigatewayv2";
+import { CorsHttpMethod, HttpApi, HttpMethod } from "aws-cdk-lib/aws-apigatewayv2";
+import type { HttpApiProps } from "aws-cdk-lib/aws-apigatewayv2";
 import { HttpLambdaIntegration } from "aws-cdk-lib/aws-apigatewayv2-integrations";
 import { AttributeType, BillingMode, ProjectionType, StreamViewType, Table, TableEncryption } from "aws-cdk-lib/aws-dynamodb";
 import type { TableProps } from "aws-cdk-lib/aws-dynamodb";
@@ -22,6 +23,7 @@ import type { Config } from "../shared/config.ts";
 import { mainTable, throttleTable } from "../shared/db/table.ts";
 import type { TableDef } from "../shared/db/table.ts";
 import { routes } from "../shared/routes.ts";
+import { CORS_ALLOW_HEADERS, CORS_ALLOW_METHODS, CORS_EXPOSE_HEADERS, CORS_MAX_AGE_SECONDS } from "../shared/http/cors.ts";
 import type { Route } from "../shared/routes.ts";
 import { DEFAULT_OUT_DIR, extraFunctions } from "./build.ts";
 
@@ -77,14 +79,16 @@ export class ConversaStack extends Stack {
     });
     this.throttleTable = this.makeTable("ThrottleTable", throttleTable, { removalPolicy });
 
+    const contextEnv = this.contextEnvironment();
     this.api = new HttpApi(this, "HttpApi", {
       apiName: `conversa-${this.stage}`,
       description: `Conversa API (${this.stage})`,
       createDefaultStage: true,
+      ...checkoutCors(contextEnv["CHECKOUT_ALLOWED_ORIGINS"]),
     });
 
     const environment: Record<string, string> = {
-      ...this.contextEnvironment(),
+      ...contextEnv,
       APP_ENV: this.stage,
       TABLE_NAME: this.table.tableName,
       THROTTLE_TABLE_NAME: this.throttleTable.tableName,
@@ -209,6 +213,25 @@ export class ConversaStack extends Stack {
     }
     return env;
   }
+}
+
+/**
+ * CORS for the marketing site (CHECKOUT_ALLOWED_ORIGINS): API Gateway answers the preflight;
+ * the allowed headers (content-type, idempotency-key, not api_access_token) keep account
+ * endpoints out of reach of those origins' scripts. None when no origin is configured.
+ */
+function checkoutCors(origins: string | undefined): Pick<HttpApiProps, "corsPreflight"> {
+  const allowOrigins = (origins ?? "").split(",").map((o) => o.trim()).filter(Boolean);
+  if (allowOrigins.length === 0) return {};
+  return {
+    corsPreflight: {
+      allowOrigins,
+      allowMethods: CORS_ALLOW_METHODS.map((m) => CorsHttpMethod[m]),
+      allowHeaders: [...CORS_ALLOW_HEADERS],
+      exposeHeaders: [...CORS_EXPOSE_HEADERS],
+      maxAge: Duration.seconds(CORS_MAX_AGE_SECONDS),
+    },
+  };
 }
 
 function largest(values: readonly (number | undefined)[]): number | undefined {

@@ -34,9 +34,14 @@ export interface Route {
   readonly memoryMb?: number;
   /** Lambda timeout in seconds, when the default does not fit. */
   readonly timeoutSeconds?: number;
+  /** Public routes called from the marketing site: CORS for CHECKOUT_ALLOWED_ORIGINS (shared/http/cors.ts). */
+  readonly cors?: boolean;
+  /** `cache-control` of every reply of the route, errors included (e.g. "no-store"). */
+  readonly cacheControl?: string;
 }
 
 const ACC = "/api/v1/accounts/{account_id}";
+const CHECKOUT = "/api/v1/public_checkout";
 
 export const routes = [
   // Accounts and inboxes
@@ -59,6 +64,13 @@ export const routes = [
   { id: "access_tokens.revoke", method: "DELETE", path: "/api/v1/profile/access_tokens/{token_id}", fn: "access-tokens-revoke", auth: "api_key", throttle: [] },
 
   // Public checkout and billing
+  { id: "checkout.plans", method: "GET", path: `${CHECKOUT}/plans`, fn: "checkout-plans", auth: "public", throttle: ["checkout_plans"], cors: true },
+  { id: "checkout.link", method: "POST", path: `${CHECKOUT}/link`, fn: "checkout-link", auth: "public", throttle: ["checkout_link"], cors: true },
+  { id: "checkout.prefill", method: "GET", path: `${CHECKOUT}/prefill`, fn: "checkout-prefill", auth: "public", throttle: ["checkout_prefill"], cors: true, cacheControl: "no-store" },
+  { id: "checkout.coupon", method: "POST", path: `${CHECKOUT}/coupon`, fn: "checkout-coupon", auth: "public", throttle: ["checkout_coupon"], cors: true },
+  { id: "checkout.subscribe", method: "POST", path: `${CHECKOUT}/subscribe`, fn: "checkout-subscribe", auth: "public", throttle: ["checkout_subscribe"], cors: true, cacheControl: "no-store", timeoutSeconds: 20, memoryMb: 1024 },
+  { id: "checkout.quote", method: "POST", path: `${CHECKOUT}/quote`, fn: "checkout-quote", auth: "public", throttle: ["checkout_quote"], cors: true },
+  { id: "billing.coupon", method: "POST", path: `${ACC}/billing/coupon`, fn: "billing-coupon", auth: "api_key", role: "administrator", throttle: [] },
 
 ] as const satisfies readonly Route[];
 

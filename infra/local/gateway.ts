@@ -8,6 +8,8 @@ import { pathToFileURL } from "node:url";
 import { resolve } from "node:path";
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from "aws-lambda";
 import { routes, type Route } from "../../shared/routes.ts";
+import { config } from "../../shared/config.ts";
+import { preflightHeaders } from "../../shared/http/cors.ts";
 
 /** API Gateway's own payload limit for HTTP APIs. */
 const GATEWAY_MAX_BYTES = 10 * 1024 * 1024;
@@ -106,7 +108,7 @@ export function toEvent(req: IncomingMessage, body: Buffer, route: Route, params
   };
 }
 
-function lambdaContext(fn: string, requestId: string): Context {
+function lambdaContext(fn: string, requestId: string, timeoutSeconds = 10): Context {
   return {
     callbackWaitsForEmptyEventLoop: false,
     functionName: fn,
@@ -116,7 +118,7 @@ function lambdaContext(fn: string, requestId: string): Context {
     awsRequestId: requestId,
     logGroupName: `/aws/lambda/${fn}`,
     logStreamName: "sandbox",
-    getRemainingTimeInMillis: () => 10_000,
+    getRemainingTimeInMillis: () => timeoutSeconds * 1000,
     done: () => undefined,
     fail: () => undefined,
     succeed: () => undefined,
@@ -130,6 +132,13 @@ function send(res: ServerResponse, status: number, body: string, headers: Record
 
 export async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
   const url = new URL(req.url ?? "/", "http://localhost");
+  // API Gateway with a CORS configuration answers every OPTIONS itself (no route, no Lambda).
+  const origins = config().CHECKOUT_ALLOWED_ORIGINS;
+  if (req.method === "OPTIONS" && origins.length > 0) {
+    res.writeHead(204, preflightHeaders(req.headers.origin, origins));
+    res.end();
+    return;
+  }
   const match = matchRoute(req.method ?? "GET", url.pathname);
   if (!match) {
     send(res, 404, JSON.stringify({ message: "Not Found" }));
@@ -142,7 +151,7 @@ export async function handle(req: IncomingMessage, res: ServerResponse): Promise
   }
   const event = toEvent(req, body, match.route, match.params);
   const handler = await loadHandler(match.route.fn);
-  const result = await handler(event, lambdaContext(match.route.fn, event.requestContext.requestId));
+  const result = await handler(event, lambdaContext(match.route.fn, event.requestContext.requestId, match.route.timeoutSeconds));
   const headers: Record<string, string> = {};
   for (const [k, v] of Object.entries(result.headers ?? {})) headers[k] = String(v);
   const payload = result.body ? (result.isBase64Encoded ? Buffer.from(result.body, "base64") : Buffer.from(result.body)) : Buffer.alloc(0);

@@ -12,6 +12,7 @@ import { resetDb } from "../../shared/db/client.ts";
 import { resetMailer } from "../../shared/mail/mailer.ts";
 import { ensureTable, localClient, LOCAL_CREDENTIALS, startDynamoLocal, type DynamoLocal } from "./dynamo.ts";
 import { seedDemo, type SeedResult } from "./seed.ts";
+import { seedCatalog } from "./seed-catalog.ts";
 import { startGateway } from "./gateway.ts";
 
 export interface SandboxOptions {
@@ -32,6 +33,9 @@ export interface SandboxOptions {
 
 export interface SandboxInfo extends SeedResult {
   readonly apiBase: string;
+  /** Where `npm run admin` finds the sandbox's tables. */
+  readonly dynamoEndpoint: string;
+  readonly tableName: string;
 }
 
 export interface Sandbox {
@@ -89,9 +93,11 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
 
     const stateFile = dataDir ? join(dataDir, "sandbox.json") : undefined;
     const seed = await seedDemo(stateFile ? readPrevious(stateFile) : undefined);
+    await seedCatalog(seed.accountId);
     const gw = await startGateway(opts.port);
     server = gw.server;
-    const info: SandboxInfo = { apiBase: `http://localhost:${gw.port}`, ...seed };
+    // The fresh values last: sandbox.json of an earlier run holds the old ones.
+    const info: SandboxInfo = { ...seed, apiBase: `http://localhost:${gw.port}`, dynamoEndpoint: endpoint, tableName };
     if (stateFile) writeFileSync(stateFile, `${JSON.stringify(info, null, 2)}\n`);
 
     const srv = server;

@@ -96,9 +96,17 @@ export function memberItem(accountId: number, userId: number, role: Role, nowSec
   return { ...keys.member(accountId, userId), ...keys.memberGsi1(userId, accountId), entity: "member", accountId, userId, role, created_at: nowSec };
 }
 
-/** A new API key: the secret (shown once) and its two items (auth lookup by hash, the user's list). */
-export function apiKeyItems(userId: number, name: string, nowSec: number): { key: string; keyId: string; prefix: string; items: [Item, Item] } {
-  const { key, hash, prefix } = newApiKey();
+/**
+ * A new API key: the secret (shown once) and its two items (auth lookup by hash, the user's list).
+ * `secret`: a key made beforehand (subscribe seals its reply before the transaction).
+ */
+export function apiKeyItems(
+  userId: number,
+  name: string,
+  nowSec: number,
+  secret: { key: string; hash: string; prefix: string } = newApiKey(),
+): { key: string; keyId: string; prefix: string; items: [Item, Item] } {
+  const { key, hash, prefix } = secret;
   const keyId = hash.slice(0, 16);
   return {
     key,

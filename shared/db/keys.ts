@@ -43,3 +43,19 @@ export const throttleKeys = {
   sliceAttribute: (slice: number) => `s${slice}`,
   sliceOf: (attribute: string): number | undefined => (/^s\d+$/.test(attribute) ? Number(attribute.slice(1)) : undefined),
 } as const;
+
+/** Public checkout and billing (issue 6): catalog, checkout tokens, subscriptions, quotes. */
+export const checkoutKeys = {
+  /** Plans and coupons share one partition each: small, listed whole, read by slug/code. */
+  plan: (slug: string) => ({ pk: "CATALOG#PLAN", sk: `PLAN#${slug}` }),
+  planPrefix: () => ({ pk: "CATALOG#PLAN", skPrefix: "PLAN#" }),
+  coupon: (code: string) => ({ pk: "CATALOG#COUPON", sk: `COUPON#${code}` }),
+  couponPrefix: () => ({ pk: "CATALOG#COUPON", skPrefix: "COUPON#" }),
+  /** Found by the SHA-256 (hex) of the token in the link; the token itself is never stored. */
+  checkoutToken: (hashHex: string) => ({ pk: `CHECKOUT_TOKEN#${hashHex}`, sk: "CHECKOUT_TOKEN" }),
+  /** The account's current subscription. */
+  subscription: (accountId: number) => ({ pk: `ACCOUNT#${accountId}`, sk: "SUBSCRIPTION" }),
+  /** Idempotency-Key records, per route. */
+  idempotency: (scope: string, key: string) => ({ pk: `IDEMPOTENCY#${scope}#${key}`, sk: "IDEMPOTENCY" }),
+  quote: (quoteId: number) => ({ pk: `QUOTE#${pad(quoteId)}`, sk: "QUOTE" }),
+} as const;

@@ -16,6 +16,8 @@ import { accountsRepo } from "../db/accounts-repo.ts";
 import { parseOr422 } from "./validation.ts";
 import { log } from "./log.ts";
 import { throttleByClient, throttleByIdentity } from "./throttle.ts";
+import { corsHeaders } from "./cors.ts";
+import { config } from "../config.ts";
 
 export type Event = APIGatewayProxyEventV2;
 export type Result = APIGatewayProxyStructuredResultV2;
@@ -117,6 +119,16 @@ const lifecycle = (route: Route): MiddlewareObj<Event, Result, Error, Context> =
   },
 });
 
+/** Route-level reply headers, on errors too: CORS echo (cors.ts) and cache-control. */
+const routeHeaders = (route: Route): MiddlewareObj<Event, Result, Error, Context> => ({
+  before: (request) => {
+    if (!route.cors && !route.cacheControl) return;
+    const api = (request as ApiRequest).api;
+    if (route.cors) Object.assign(api.replyHeaders, corsHeaders(api.headers["origin"], config().CHECKOUT_ALLOWED_ORIGINS));
+    if (route.cacheControl) api.replyHeaders["cache-control"] = route.cacheControl;
+  },
+});
+
 /** `api_access_token` -> identity (+ membership and role on account routes). */
 const auth = (route: Route): MiddlewareObj<Event, Result, Error, Context> => ({
   before: async (request) => {
@@ -170,6 +182,7 @@ export function api<B = undefined, Q = undefined>(
   const route = routeById(routeId);
   return middy<Event, Result, Error, Context>()
     .use(lifecycle(route))
+    .use(routeHeaders(route))
     .use(throttleByClient(route))
     .use(auth(route))
     .use(throttleByIdentity(route))

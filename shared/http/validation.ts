@@ -49,7 +49,8 @@ export function toValidationError(issues: readonly Issue[], prefix?: string): Va
 
 /** Parse or throw the 422 of API.md. */
 export function parseOr422<T>(schema: z.ZodMiniType<T>, input: unknown, prefix?: string): T {
-  const r = schema.safeParse(input);
+  // reportInput: without it zod omits `input`, and a wrong type would read as "can't be blank".
+  const r = schema.safeParse(input, { reportInput: true });
   if (!r.success) throw toValidationError(r.error.issues, prefix);
   return r.data;
 }

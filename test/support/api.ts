@@ -74,12 +74,14 @@ export function eventFor(route: Route, call: Call = {}): APIGatewayProxyEventV2 
   };
 }
 
-const context = { awsRequestId: "test", getRemainingTimeInMillis: () => 10_000 } as unknown as Context;
+/** As deployed: the route's Lambda timeout (middy aborts just before it), default 10 s. */
+const contextFor = (route: Route) =>
+  ({ awsRequestId: "test", getRemainingTimeInMillis: () => (route.timeoutSeconds ?? 10) * 1000 }) as unknown as Context;
 
 export async function invoke(routeId: RouteId | Route, call: Call = {}): Promise<Response> {
   const route = typeof routeId === "string" ? routeById(routeId) : routeId;
   const handler = await handlerOf(route);
-  const res = await handler(eventFor(route, call), context);
+  const res = await handler(eventFor(route, call), contextFor(route));
   const headers: Record<string, string> = {};
   for (const [k, v] of Object.entries(res.headers ?? {})) headers[k.toLowerCase()] = String(v);
   const text = res.body ?? "";

@@ -1,0 +1,7 @@
+import { api } from "../shared/http/api.ts";
+import { catalogRepo } from "../shared/db/catalog-repo.ts";
+import { listPublishedPlans } from "../shared/domain/checkout/checkout.ts";
+
+export const handler = api("checkout.plans", {}, async () => ({
+  body: await listPublishedPlans(catalogRepo),
+}));
