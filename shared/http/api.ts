@@ -15,7 +15,7 @@ import { authenticate } from "../domain/auth.ts";
 import { accountsRepo } from "../db/accounts-repo.ts";
 import { parseOr422 } from "./validation.ts";
 import { log } from "./log.ts";
-import { throttleByClient, throttleByIdentity } from "./throttle.ts";
+import { clientChecksDone, throttleByClient, throttleByIdentity } from "./throttle.ts";
 import { corsHeaders } from "./cors.ts";
 import { config } from "../config.ts";
 
@@ -129,17 +129,24 @@ const routeHeaders = (route: Route): MiddlewareObj<Event, Result, Error, Context
   },
 });
 
-/** `api_access_token` -> identity (+ membership and role on account routes). */
+/**
+ * `api_access_token` -> identity (+ membership and role on account routes). The client rate-limit
+ * checks run meanwhile; their verdict wins over the key's (a throttled client gets 429, not 401).
+ */
 const auth = (route: Route): MiddlewareObj<Event, Result, Error, Context> => ({
   before: async (request) => {
-    if (route.auth !== "api_key") return;
     const api = (request as ApiRequest).api;
-    api.identity = await authenticate(
-      accountsRepo,
-      api.headers["api_access_token"],
-      route.role ? { accountId: request.event.pathParameters?.["account_id"], needed: route.role } : undefined,
-      api.now,
-    );
+    try {
+      if (route.auth !== "api_key") return;
+      api.identity = await authenticate(
+        accountsRepo,
+        api.headers["api_access_token"],
+        route.role ? { accountId: request.event.pathParameters?.["account_id"], needed: route.role } : undefined,
+        api.now,
+      );
+    } finally {
+      await clientChecksDone(api);
+    }
   },
 });
 

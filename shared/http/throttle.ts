@@ -1,7 +1,8 @@
 /**
  * Rate limiting in the middy chain (API.md "Rate limits"), production only:
- * - before authentication: "global" and the route's IP and e-mail rules (protects the key lookup;
- *   the e-mail is read from the JSON body's `email`, lower-cased and trimmed);
+ * - alongside authentication: "global" and the route's IP and e-mail rules, started before the key
+ *   lookup and awaited after it, so they add no round trip to the request; a throttled client gets
+ *   the 429 whatever its key (the e-mail is the JSON body's `email`, lower-cased and trimmed);
  * - after authentication: the route's account and API-key rules.
  * The rules of a stage are counted in parallel. Allow-listed IPs skip everything. Allowed
  * responses of routes with their own rules carry `RateLimit` for the tightest rule.
@@ -107,17 +108,30 @@ function skip(rt: Runtime, api: ApiState): boolean {
   return !rt.active || rt.allowed.has(api.sourceIp);
 }
 
-/** "global" and the route's IP and e-mail rules, before authentication. */
+/** The client-rule checks under way, per request (started by throttleByClient). */
+const clientChecks = new WeakMap<ApiState, Promise<void>>();
+
+/**
+ * "global" and the route's IP and e-mail rules: started here, in parallel with authentication;
+ * `clientChecksDone` (awaited by the auth middleware) settles them.
+ */
 export const throttleByClient = (route: Route): MiddlewareObj<Event, Result, Error, Context> => ({
-  before: async (request) => {
+  before: (request) => {
     const rt = runtime();
     const api = (request as ApiRequest).api;
     if (skip(rt, api)) return;
     const rules = [rt.rules.global, ...routeRules(route, rt).filter((r) => r.key === "ip" || r.key === "email")];
     const email = rules.some((r) => r.key === "email") ? emailOf(request.event, route.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES) : undefined;
-    await enforce(route, api, checksFor(rules, { ip: ipSubject(api.sourceIp), ...(email ? { email: sha256Hex(email) } : {}) }));
+    const pending = enforce(route, api, checksFor(rules, { ip: ipSubject(api.sourceIp), ...(email ? { email: sha256Hex(email) } : {}) }));
+    pending.catch(() => undefined); // observed by clientChecksDone; never an unhandled rejection
+    clientChecks.set(api, pending);
   },
 });
+
+/** Settles the client checks of a request: throws its 429 (or fail-closed 503) if any. */
+export async function clientChecksDone(api: ApiState): Promise<void> {
+  await clientChecks.get(api);
+}
 
 /** The route's account and API-key rules, after authentication. */
 export const throttleByIdentity = (route: Route): MiddlewareObj<Event, Result, Error, Context> => ({

@@ -12,7 +12,7 @@ import { throttleKeys } from "../../shared/db/keys.ts";
 import { throttleClient } from "../../shared/db/throttle-store.ts";
 import { ServiceUnavailable } from "../../shared/domain/errors.ts";
 import type { ApiRequest, ApiState } from "../../shared/http/api.ts";
-import { throttleByClient, throttleByIdentity } from "../../shared/http/throttle.ts";
+import { clientChecksDone, throttleByClient, throttleByIdentity } from "../../shared/http/throttle.ts";
 import { sha256Hex } from "../../shared/domain/secrets.ts";
 import type { Route } from "../../shared/routes.ts";
 import { fixedWindow } from "../../shared/ratelimit/window.ts";
@@ -142,6 +142,7 @@ async function through(route: Route, call: { sourceIp: string; body?: unknown; i
   if (call.identity) api.identity = call.identity;
   const request = { event, context: {}, response: undefined, error: undefined, internal: {}, api } as unknown as ApiRequest;
   await throttleByClient(route).before!(request);
+  await clientChecksDone(api); // what the auth middleware does after the key lookup
   await throttleByIdentity(route).before!(request);
   return api.replyHeaders;
 }
