@@ -15,6 +15,7 @@ import { authenticate } from "../domain/auth.ts";
 import { accountsRepo } from "../db/accounts-repo.ts";
 import { parseOr422 } from "./validation.ts";
 import { log } from "./log.ts";
+import { emitMetric } from "./metrics.ts";
 import { clientChecksDone, throttleByClient, throttleByIdentity } from "./throttle.ts";
 import { corsHeaders } from "./cors.ts";
 import { config } from "../config.ts";
@@ -113,11 +114,28 @@ const lifecycle = (route: Route): MiddlewareObj<Event, Result, Error, Context> =
     (request as ApiRequest).api = state;
     states.set(ev, state);
   },
+  after: (request) => {
+    accessLog((request as ApiRequest).api, request.response?.statusCode ?? 200);
+  },
   onError: (request) => {
-    const api = (request as ApiRequest).api ?? { route, requestId: randomUUID(), replyHeaders: {} };
+    const api = (request as ApiRequest).api ?? { route, requestId: randomUUID(), replyHeaders: {}, now: new Date() };
     request.response = renderError(request.error, api);
+    accessLog(api, request.response.statusCode ?? 500);
   },
 });
+
+/** One line per request: who, what, outcome, time (never a key, a body or personal data). */
+function accessLog(api: Pick<ApiState, "route" | "requestId" | "now"> & Partial<ApiState>, status: number): void {
+  const durationMs = Date.now() - api.now.getTime();
+  log.info("request", {
+    requestId: api.requestId,
+    route: api.route.id,
+    status,
+    durationMs,
+    ...(api.identity ? { accountId: api.identity.accountId, userId: api.identity.userId, keyId: api.identity.keyId } : {}),
+  });
+  if (status >= 500) emitMetric("Http5xx", 1, "Count", { Route: api.route.id }, { requestId: api.requestId });
+}
 
 /** Route-level reply headers, on errors too: CORS echo (cors.ts) and cache-control. */
 const routeHeaders = (route: Route): MiddlewareObj<Event, Result, Error, Context> => ({

@@ -18,6 +18,7 @@ import { decide, Limiter, rateLimitHeader, tightest, type Check, type Outcome, t
 import { buildRules, isRuleName, type KeyKind, type Rule, type RuleName } from "../ratelimit/rules.ts";
 import type { ApiRequest, ApiState, Event, Result } from "./api.ts";
 import { log } from "./log.ts";
+import { emitMetric } from "./metrics.ts";
 
 interface Runtime {
   readonly config: Config;
@@ -75,19 +76,7 @@ function storeErrorMetric(rule: Rule, requestId: string, error: unknown): void {
     mode: rule.failure === "open" ? "fail_open" : "fail_closed",
     error: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
   });
-  console.log(
-    JSON.stringify({
-      _aws: {
-        Timestamp: Date.now(),
-        CloudWatchMetrics: [
-          { Namespace: "Conversa", Dimensions: [["Rule", "Mode"]], Metrics: [{ Name: "RateLimiterStoreError", Unit: "Count" }] },
-        ],
-      },
-      Rule: rule.name,
-      Mode: rule.failure,
-      RateLimiterStoreError: 1,
-    }),
-  );
+  emitMetric("RateLimiterStoreError", 1, "Count", { Rule: rule.name, Mode: rule.failure });
 }
 
 /** Tightest verdict so far of a request (the two stages both contribute). */

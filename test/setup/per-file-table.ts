@@ -18,6 +18,7 @@ Object.assign(process.env, {
   AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
   AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey,
   DYNAMODB_ENDPOINT: endpoint,
+  LOG_LEVEL: "warn",
   TABLE_NAME: `main-${suffix}`,
   THROTTLE_TABLE_NAME: `throttle-${suffix}`,
 });
