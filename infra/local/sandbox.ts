@@ -11,6 +11,7 @@ import { resetDb } from "../../shared/db/client.ts";
 import { ensureTable, localClient, LOCAL_CREDENTIALS, startDynamoLocal, type DynamoLocal } from "./dynamo.ts";
 import { seedDemo, type SeedResult } from "./seed.ts";
 import { startGateway } from "./gateway.ts";
+import { startPipeline, type Pipeline } from "./pipeline.ts";
 
 export interface SandboxOptions {
   /** HTTP port; 0 = a free one. */
@@ -33,6 +34,8 @@ export interface SandboxInfo extends SeedResult {
 export interface Sandbox {
   readonly info: SandboxInfo;
   readonly dynamoEndpoint: string;
+  /** The event pipeline (fauxqs queues, stream and queue pollers). */
+  readonly pipeline: Pipeline;
   stop(): Promise<void>;
 }
 
@@ -63,12 +66,15 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
     DYNAMODB_ENDPOINT: endpoint,
     TABLE_NAME: tableName,
     THROTTLE_TABLE_NAME: throttleTableName,
+    // Webhook receivers in local use live on 127.0.0.1 (issue 3).
+    WEBHOOK_ALLOW_PRIVATE_NETWORK: "true",
     ...opts.env,
   });
   resetConfig();
   resetDb();
 
   let server: Server | undefined;
+  let pipeline: Pipeline | undefined;
   try {
     const client = localClient(endpoint);
     await ensureTable(client, tableName, mainTable);
@@ -77,16 +83,20 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
 
     const stateFile = dataDir ? join(dataDir, "sandbox.json") : undefined;
     const seed = await seedDemo(stateFile ? readPrevious(stateFile) : undefined);
+    pipeline = await startPipeline({ dynamoEndpoint: endpoint, tableName });
     const gw = await startGateway(opts.port);
     server = gw.server;
     const info: SandboxInfo = { apiBase: `http://localhost:${gw.port}`, ...seed };
     if (stateFile) writeFileSync(stateFile, `${JSON.stringify(info, null, 2)}\n`);
 
     const srv = server;
+    const pipe = pipeline;
     return {
       info,
       dynamoEndpoint: endpoint,
+      pipeline: pipe,
       async stop() {
+        await pipe.stop();
         await new Promise<void>((res) => {
           srv.close(() => res());
           srv.closeAllConnections();
@@ -97,6 +107,7 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
     };
   } catch (err) {
     server?.close();
+    await pipeline?.stop();
     await dynamo?.stop();
     throw err;
   }

@@ -43,3 +43,10 @@ export function parseRetryAfter(value: string | undefined, nowMs: number): numbe
   const at = Date.parse(v);
   return Number.isNaN(at) ? undefined : Math.max(0, Math.ceil((at - nowMs) / 1000));
 }
+
+/**
+ * maxReceiveCount of the deliveries queue's redrive policy: one receive per attempt, plus slack
+ * for early or duplicate receives; a delivery that failed for good is released at once each time
+ * until SQS moves it to the DLQ.
+ */
+export const deliveryMaxReceiveCount = (schedule: readonly number[]): number => maxAttempts(schedule) + 3;
