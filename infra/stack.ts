@@ -23,6 +23,7 @@ import type { TableDef } from "../shared/db/table.ts";
 import { routes } from "../shared/routes.ts";
 import type { Route } from "../shared/routes.ts";
 import { DEFAULT_OUT_DIR, extraFunctions } from "./build.ts";
+import { WebhookPipeline } from "./webhooks.ts";
 
 export const STAGES = ["production", "development"] as const;
 export type Stage = (typeof STAGES)[number];
@@ -59,6 +60,8 @@ export class ConversaStack extends Stack {
   readonly api: HttpApi;
   /** Every function by its file name under functions/ (route and extra functions). */
   readonly functions = new Map<string, LambdaFunction>();
+  /** Outbox stream -> Pipe -> bus -> rule -> queues -> fan-out and delivery workers (issue 3). */
+  readonly webhooks: WebhookPipeline;
 
   constructor(scope: Construct, id: string, props: ConversaStackProps) {
     super(scope, id, props);
@@ -115,6 +118,8 @@ export class ConversaStack extends Stack {
       const fn = this.makeFunction(name, { assetsDir, environment, removalPolicy });
       this.table.grantReadWriteData(fn);
     }
+
+    this.webhooks = new WebhookPipeline(this, "Webhooks", { table: this.table, functions: this.functions, environment, removalPolicy });
 
     new CfnOutput(this, "ApiUrl", { value: this.api.apiEndpoint, description: "Base URL of the HTTP API" });
     new CfnOutput(this, "TableName", { value: this.table.tableName });
