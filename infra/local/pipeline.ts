@@ -90,7 +90,11 @@ export async function startPipeline(opts: PipelineOptions): Promise<Pipeline> {
       for (const shard of d.StreamDescription?.Shards ?? []) {
         const id = shard.ShardId!;
         if (iterators.has(id)) continue;
-        if (initial && shard.SequenceNumberRange?.EndingSequenceNumber) continue; // closed before we started
+        // Closed before we started: known, never read (reading it from TRIM_HORIZON would replay history).
+        if (initial && shard.SequenceNumberRange?.EndingSequenceNumber) {
+          iterators.set(id, {});
+          continue;
+        }
         const it = await streams.send(
           new GetShardIteratorCommand({ StreamArn: streamArn, ShardId: id, ShardIteratorType: initial ? "LATEST" : "TRIM_HORIZON" }),
         );
@@ -127,8 +131,8 @@ export async function startPipeline(opts: PipelineOptions): Promise<Pipeline> {
       while (!stopped()) {
         try {
           if (++tick % 20 === 0) await discover(false);
-          for (const [shardId, state] of iterators) {
-            if (!state.iterator) continue;
+          await Promise.all([...iterators].map(async ([shardId, state]) => {
+            if (!state.iterator) return;
             try {
               const got = await streams.send(new GetRecordsCommand({ ShardIterator: state.iterator, Limit: 1000 }));
               const records = got.Records ?? [];
@@ -145,7 +149,7 @@ export async function startPipeline(opts: PipelineOptions): Promise<Pipeline> {
               if ((err as { name?: string }).name === "ExpiredIteratorException") await reacquire(shardId, state.lastSeq);
               else throw err;
             }
-          }
+          }));
         } catch (err) {
           if (stopped()) return;
           console.error(JSON.stringify({ level: "error", message: "sandbox stream poller", error: String(err) }));
