@@ -57,7 +57,7 @@ export async function startPipeline(opts: PipelineOptions): Promise<Pipeline> {
   const eventsDlq = server.createQueue("conversa-events-dlq");
   const deliveriesDlq = server.createQueue("conversa-deliveries-dlq");
   const events = server.createQueue("conversa-events", {
-    attributes: { VisibilityTimeout: "30", RedrivePolicy: JSON.stringify({ deadLetterTargetArn: eventsDlq.queueArn, maxReceiveCount: 5 }) },
+    attributes: { VisibilityTimeout: "60", RedrivePolicy: JSON.stringify({ deadLetterTargetArn: eventsDlq.queueArn, maxReceiveCount: 5 }) },
   });
   const deliveries = server.createQueue("conversa-deliveries", {
     attributes: {

@@ -11,7 +11,7 @@
  */
 import { createServer, type Server } from "node:http";
 import { mkdir, writeFile } from "node:fs/promises";
-import { availableParallelism, cpus } from "node:os";
+import { availableParallelism, cpus, loadavg } from "node:os";
 import { join } from "node:path";
 import { ROOT } from "../../infra/build.ts";
 import { startSandbox, type Sandbox } from "../../infra/local/sandbox.ts";
@@ -71,6 +71,8 @@ interface Row {
 }
 
 async function main(): Promise<void> {
+  // The machine is shared: the load average is part of the result.
+  const loadavg1mAtStart = Number(loadavg()[0]!.toFixed(1));
   const sandbox: Sandbox = await startSandbox({ port: 0, env: { WEBHOOK_TIMEOUT: "1", LOG_LEVEL: "warn" } });
   const { accountId, adminApiKey } = sandbox.info;
   const api = sandbox.info.apiBase.replace("localhost", "127.0.0.1");
@@ -173,14 +175,15 @@ async function main(): Promise<void> {
       throughputSleepyP99OverHealthyP99: ratio(rows[2], rows[1]),
       pacedSleepyP99OverHealthyP99: ratio(rows[5], rows[4]),
     };
-    console.log(`\nnine healthy receivers' p99 with one sleeping / without: throughput ${ratios.throughputSleepyP99OverHealthyP99}, paced ${ratios.pacedSleepyP99OverHealthyP99}`);
+    console.log(`\nload average (1 min) at start ${loadavg1mAtStart}, at end ${loadavg()[0]!.toFixed(1)} on ${availableParallelism()} CPUs`);
+    console.log(`nine healthy receivers' p99 with one sleeping / without: throughput ${ratios.throughputSleepyP99OverHealthyP99}, paced ${ratios.pacedSleepyP99OverHealthyP99}`);
     await mkdir(join(ROOT, "docs", "bench"), { recursive: true });
     await writeFile(
       OUT_FILE,
       `${JSON.stringify(
         {
           generatedAt: new Date().toISOString(),
-          machine: { cpus: availableParallelism(), model: cpus()[0]?.model ?? "unknown", node: process.version },
+          machine: { cpus: availableParallelism(), model: cpus()[0]?.model ?? "unknown", node: process.version, loadavg1mAtEnd: Number(loadavg()[0]!.toFixed(1)), loadavg1mAtStart },
           settings: { WEBHOOK_TIMEOUT: 1, sleepingReceiverMs: SLEEP_MS, apiCallsInFlight: 8 },
           rows,
           ratios,
