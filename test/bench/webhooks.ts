@@ -13,7 +13,11 @@ import { createServer, type Server } from "node:http";
 import { mkdir, writeFile } from "node:fs/promises";
 import { availableParallelism, cpus, loadavg } from "node:os";
 import { join } from "node:path";
+import { PutCommand } from "@aws-sdk/lib-dynamodb";
 import { ROOT } from "../../infra/build.ts";
+import { ensureTable, localClient } from "../../infra/local/dynamo.ts";
+import { db } from "../../shared/db/client.ts";
+import { mainTable } from "../../shared/db/table.ts";
 import { startSandbox, type Sandbox } from "../../infra/local/sandbox.ts";
 
 process.env["AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED"] ??= "true";
@@ -88,6 +92,31 @@ async function main(): Promise<void> {
     return text ? (JSON.parse(text) as any) : undefined;
   };
 
+  /**
+   * Calibration: conditional PutItems/s this DynamoDB Local sustains right now (50 in flight, on a
+   * table shaped like the main one, stream on). A delivery costs two writes (the fan-out's claim
+   * and the attempt's record) plus reads, so deliveries/s is read against this ceiling.
+   */
+  async function putCeiling(): Promise<number> {
+    const client = localClient(sandbox.dynamoEndpoint);
+    await ensureTable(client, "bench-calibration", mainTable);
+    client.destroy();
+    const total = 1000;
+    let next = 0;
+    const t = performance.now();
+    await Promise.all(
+      Array.from({ length: 50 }, async () => {
+        while (next < total) {
+          const i = next++;
+          await db().send(
+            new PutCommand({ TableName: "bench-calibration", Item: { pk: `CAL#${Date.now()}#${i}`, sk: "CAL", payload: "x".repeat(600) }, ConditionExpression: "attribute_not_exists(pk)" }),
+          );
+        }
+      }),
+    );
+    return Math.round(total / ((performance.now() - t) / 1000));
+  }
+
   let run = 0;
   async function scenario(name: string, opts: { webhooks: number; sleepy?: boolean; events: number; inFlight?: number; ratePerSec?: number }): Promise<Row> {
     run++;
@@ -158,6 +187,7 @@ async function main(): Promise<void> {
   try {
     // Warm-up: module imports, connections, DynamoDB Local's JIT.
     await scenario("warm-up", { webhooks: 5, events: 30 });
+    const ceilingBefore = await putCeiling();
     const rows: Row[] = [];
     rows.push(await scenario("throughput, 1 webhook", { webhooks: 1, events: 300 }));
     rows.push(await scenario("throughput, 10 webhooks", { webhooks: 10, events: 100 }));
@@ -171,11 +201,17 @@ async function main(): Promise<void> {
     console.log(cols.map((c) => String(c).padEnd(width(c))).join("  "));
     for (const r of rows) console.log(cols.map((c) => String(r[c]).padEnd(width(c))).join("  "));
     const ratio = (a: Row | undefined, b: Row | undefined) => (a && b ? Number((a.p99Ms / b.p99Ms).toFixed(2)) : NaN);
+    const ceilingAfter = await putCeiling();
+    const ceiling = Math.round((ceilingBefore + ceilingAfter) / 2);
+    const best = Math.max(...rows.map((r) => r.deliveriesPerSec));
     const ratios = {
+      dynamoPutsPerSecCeiling: ceiling,
+      bestDeliveriesPerSecOverPutCeiling: Number((best / ceiling).toFixed(2)),
       throughputSleepyP99OverHealthyP99: ratio(rows[2], rows[1]),
       pacedSleepyP99OverHealthyP99: ratio(rows[5], rows[4]),
     };
-    console.log(`\nload average (1 min) at start ${loadavg1mAtStart}, at end ${loadavg()[0]!.toFixed(1)} on ${availableParallelism()} CPUs`);
+    console.log(`\nDynamoDB Local ceiling: ${ceilingBefore} / ${ceilingAfter} conditional puts/s (before / after); best deliveries/s = ${ratios.bestDeliveriesPerSecOverPutCeiling} x that`);
+    console.log(`load average (1 min) at start ${loadavg1mAtStart}, at end ${loadavg()[0]!.toFixed(1)} on ${availableParallelism()} CPUs`);
     console.log(`nine healthy receivers' p99 with one sleeping / without: throughput ${ratios.throughputSleepyP99OverHealthyP99}, paced ${ratios.pacedSleepyP99OverHealthyP99}`);
     await mkdir(join(ROOT, "docs", "bench"), { recursive: true });
     await writeFile(
