@@ -22,7 +22,9 @@ import { startSandbox, type Sandbox } from "../../infra/local/sandbox.ts";
 
 process.env["AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED"] ??= "true";
 const OUT_FILE = join(ROOT, "docs", "bench", "webhooks.json");
-const SLEEP_MS = 1500;
+/** WEBHOOK_TIMEOUT for the run, and the sleeping receiver's delay (past it). */
+const TIMEOUT_S = 3;
+const SLEEP_MS = 4000;
 
 interface Arrival {
   readonly at: number;
@@ -66,7 +68,8 @@ interface Row {
   readonly events: number;
   readonly deliveries: number;
   readonly missing: number;
-  readonly duplicates: number;
+  /** Arrivals of a webhook-id already received: a retry after a timeout the receiver did answer (at-least-once). */
+  readonly redelivered: number;
   readonly seconds: number;
   readonly eventsPerSec: number;
   readonly deliveriesPerSec: number;
@@ -77,7 +80,7 @@ interface Row {
 async function main(): Promise<void> {
   // The machine is shared: the load average is part of the result.
   const loadavg1mAtStart = Number(loadavg()[0]!.toFixed(1));
-  const sandbox: Sandbox = await startSandbox({ port: 0, env: { WEBHOOK_TIMEOUT: "1", LOG_LEVEL: "warn" } });
+  const sandbox: Sandbox = await startSandbox({ port: 0, env: { WEBHOOK_TIMEOUT: String(TIMEOUT_S), LOG_LEVEL: "warn" } });
   const { accountId, adminApiKey } = sandbox.info;
   const api = sandbox.info.apiBase.replace("localhost", "127.0.0.1");
   const rx = await startReceivers();
@@ -157,22 +160,27 @@ async function main(): Promise<void> {
     }
     const expected = opts.events * healthy;
     const deadline = performance.now() + 30_000;
-    while (mine().length < expected && performance.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-    const got = mine();
+    const unique = () => new Set(mine().map((a) => a.webhookId)).size;
+    while (unique() < expected && performance.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    const all = mine();
+    // First arrival of each webhook-id: what a deduplicating receiver sees.
+    const firstById = new Map<string, Arrival>();
+    for (const a of all) if (!firstById.has(a.webhookId)) firstById.set(a.webhookId, a);
+    const got = [...firstById.values()];
     const latencies = got.flatMap((a) => {
       const s = started.get(a.inboxId);
       return s === undefined ? [] : [a.at - s];
     });
     const last = Math.max(...got.map((a) => a.at));
     const seconds = (last - t0) / 1000;
-    const ids = got.map((a) => a.webhookId);
+
     const row: Row = {
       scenario: name,
       webhooks: opts.webhooks,
       events: opts.events,
       deliveries: got.length,
       missing: Math.max(0, expected - got.length),
-      duplicates: ids.length - new Set(ids).size,
+      redelivered: all.length - got.length,
       seconds: Number(seconds.toFixed(2)),
       eventsPerSec: Number((opts.events / seconds).toFixed(1)),
       deliveriesPerSec: Number((got.length / seconds).toFixed(1)),
@@ -196,7 +204,7 @@ async function main(): Promise<void> {
     rows.push(await scenario("paced 10/s, 10 webhooks", { webhooks: 10, events: 100, ratePerSec: 10 }));
     rows.push(await scenario("paced 10/s, 10 webhooks, 1 sleeping", { webhooks: 10, sleepy: true, events: 100, ratePerSec: 10 }));
 
-    const cols: (keyof Row)[] = ["scenario", "webhooks", "events", "deliveries", "missing", "duplicates", "seconds", "eventsPerSec", "deliveriesPerSec", "p50Ms", "p99Ms"];
+    const cols: (keyof Row)[] = ["scenario", "webhooks", "events", "deliveries", "missing", "redelivered", "seconds", "eventsPerSec", "deliveriesPerSec", "p50Ms", "p99Ms"];
     const width = (c: keyof Row) => Math.max(String(c).length, ...rows.map((r) => String(r[c]).length));
     console.log(cols.map((c) => String(c).padEnd(width(c))).join("  "));
     for (const r of rows) console.log(cols.map((c) => String(r[c]).padEnd(width(c))).join("  "));
@@ -220,7 +228,7 @@ async function main(): Promise<void> {
         {
           generatedAt: new Date().toISOString(),
           machine: { cpus: availableParallelism(), model: cpus()[0]?.model ?? "unknown", node: process.version, loadavg1mAtEnd: Number(loadavg()[0]!.toFixed(1)), loadavg1mAtStart },
-          settings: { WEBHOOK_TIMEOUT: 1, sleepingReceiverMs: SLEEP_MS, apiCallsInFlight: 8 },
+          settings: { WEBHOOK_TIMEOUT: TIMEOUT_S, sleepingReceiverMs: SLEEP_MS, apiCallsInFlight: 8 },
           rows,
           ratios,
         },
