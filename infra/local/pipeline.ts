@@ -224,8 +224,10 @@ export async function startPipeline(opts: PipelineOptions): Promise<Pipeline> {
     })();
   }
 
-  loops.push(pollQueue(events.queueUrl, events.queueArn, "webhooks-fanout", 10, 4));
-  loops.push(pollQueue(deliveries.queueUrl, deliveries.queueArn, "webhooks-deliver", 10, 32));
+  // Lambda scales an SQS mapping out to many concurrent invocations; a batch holding a slow
+  // receiver keeps its invocation until WEBHOOK_TIMEOUT, so the delivery side gets many slots.
+  loops.push(pollQueue(events.queueUrl, events.queueArn, "webhooks-fanout", 10, 8));
+  loops.push(pollQueue(deliveries.queueUrl, deliveries.queueArn, "webhooks-deliver", 10, 256));
 
   return {
     sqsEndpoint: server.address,
