@@ -14,12 +14,14 @@ import { attemptDelivery } from "../shared/domain/deliveries.ts";
 import { parseSchedule } from "../shared/delivery/schedule.ts";
 import { postJson } from "../shared/delivery/sender.ts";
 import { processBatch } from "../shared/queue/batch.ts";
+import { EVENT_NAMES } from "../shared/events/catalog.ts";
 
 const message = z.object({
   deliveryId: z.string().check(z.regex(/^msg_[0-9a-f]{32}$/)),
   accountId: z.number().check(z.int()),
   webhookId: z.number().check(z.int()),
   seq: z.number().check(z.int()),
+  first: z.optional(z.object({ event: z.enum(EVENT_NAMES), eventId: z.string(), payload: z.string(), createdAtMs: z.number() })),
 });
 
 export const handler = (event: SQSEvent) => {
@@ -32,7 +34,8 @@ export const handler = (event: SQSEvent) => {
       postJson(url, body, headers, { timeoutMs: c.WEBHOOK_TIMEOUT * 1000, allowPrivate: c.WEBHOOK_ALLOW_PRIVATE_NETWORK }),
   };
   return processBatch(event, c.DELIVERY_QUEUE_URL, async (record) => {
-    const outcome = await attemptDelivery(deps, message.parse(JSON.parse(record.body)));
+    const receives = Number(record.attributes?.ApproximateReceiveCount ?? "1");
+    const outcome = await attemptDelivery(deps, message.parse(JSON.parse(record.body)), receives);
     return outcome.kind === "done" ? "done" : { againInSeconds: outcome.delaySeconds };
   });
 };

@@ -1,6 +1,6 @@
 /**
- * Events queue -> one delivery per (event, matching webhook), idempotently, each enqueued on
- * the deliveries queue. A record that fails is retried by SQS, then lands in the events DLQ.
+ * Events queue -> one deliveries-queue message per (event, matching webhook), once per event
+ * (fan-out marker). A record that fails is retried by SQS, then lands in the events DLQ.
  */
 import type { SQSEvent } from "aws-lambda";
 import { deliveriesRepo, webhooksRepo } from "../shared/db/webhooks-repo.ts";

@@ -34,6 +34,8 @@ export const keys = {
   webhookPrefix: (accountId: number) => ({ pk: `ACCOUNT#${accountId}`, skPrefix: "WEBHOOK#" }),
   /** Uniqueness marker: one webhook per (account, normalized url); `urlHash` = SHA-256 hex of the url. */
   webhookUrl: (accountId: number, urlHash: string) => ({ pk: `ACCOUNT#${accountId}`, sk: `WHURL#${urlHash}` }),
+  /** Fan-out marker: this outbox event's deliveries were enqueued. */
+  fanout: (eventId: string) => ({ pk: `FANOUT#${eventId}`, sk: "FANOUT" }),
   /** A delivery (one per event and webhook) and its attempt log. */
   delivery: (deliveryId: string) => ({ pk: `DELIVERY#${deliveryId}`, sk: "DELIVERY" }),
   /** GSI1 of a delivery: the deliveries of one webhook, oldest first by creation time. */

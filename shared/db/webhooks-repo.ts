@@ -6,6 +6,7 @@ import { DELIVERY_TTL_SECONDS, type Delivery, type DeliveryStore } from "../doma
 import { db, failedConditionIndexes, isConditionalFailure, mainTableName } from "./client.ts";
 import { getItem, guardConcurrent, newRev, nextAccountScopedId, remember, revOf, strip, transact, type TransactItem } from "./items.ts";
 import { keys } from "./keys.ts";
+import { OUTBOX_TTL_SECONDS } from "../events/outbox.ts";
 
 const toWebhook = (item: Record<string, unknown>): Webhook => remember(strip<Webhook>(item), item["rev"]);
 
@@ -163,15 +164,14 @@ function decodeCursor(c: string): Record<string, unknown> | undefined {
 }
 
 export const deliveriesRepo: DeliveryStore = {
-  async createDelivery(d) {
-    try {
-      await db().send(new PutCommand({ TableName: mainTableName(), Item: deliveryItem(d), ConditionExpression: "attribute_not_exists(pk)" }));
-      return { created: true };
-    } catch (err) {
-      if (!isConditionalFailure(err)) throw err;
-      const existing = live(await getItem(keys.delivery(d.id)));
-      return { created: false, ...(existing ? { existing: toDelivery(existing) } : {}) };
-    }
+  async fannedOut(eventId) {
+    return live(await getItem(keys.fanout(eventId))) !== undefined;
+  },
+
+  async markFannedOut(eventId, accountId, nowMs) {
+    // Lives as long as the outbox item it marks: a replay after that finds no event anyway.
+    const expiresAt = Math.floor(nowMs / 1000) + OUTBOX_TTL_SECONDS;
+    await db().send(new PutCommand({ TableName: mainTableName(), Item: { ...keys.fanout(eventId), entity: "fanout", accountId, expiresAt } }));
   },
 
   async loadForAttempt(msg) {
@@ -185,14 +185,15 @@ export const deliveriesRepo: DeliveryStore = {
     return { ...(d ? { delivery: toDelivery(d) } : {}), ...(w ? { webhook: toWebhook(w) } : {}) };
   },
 
-  async recordAttempt(prev, next) {
+  async recordAttempt(prev, next, isNew) {
     try {
       await db().send(
         new PutCommand({
           TableName: mainTableName(),
           Item: deliveryItem(next),
-          ConditionExpression: "seq = :seq AND attempts = :attempts",
-          ExpressionAttributeValues: { ":seq": prev.seq, ":attempts": prev.attempts },
+          ...(isNew
+            ? { ConditionExpression: "attribute_not_exists(pk)" }
+            : { ConditionExpression: "seq = :seq AND attempts = :attempts", ExpressionAttributeValues: { ":seq": prev.seq, ":attempts": prev.attempts } }),
         }),
       );
       return true;

@@ -68,12 +68,22 @@ export function deliveryView(d: Delivery) {
   };
 }
 
+/** The delivery as the fan-out creates it: carried by the first-run message, written at the first attempt. */
+export interface FirstRun {
+  readonly event: EventName;
+  readonly eventId: string;
+  readonly payload: string;
+  readonly createdAtMs: number;
+}
+
 /** What the deliveries queue carries: where to find the delivery, and which run it belongs to. */
 export interface DeliveryMessage {
   readonly deliveryId: string;
   readonly accountId: number;
   readonly webhookId: number;
   readonly seq: number;
+  /** First run only (seq 0): the delivery's content, so that the fan-out writes nothing per delivery. */
+  readonly first?: FirstRun | undefined;
 }
 
 export interface DeliveryPage {
@@ -84,12 +94,17 @@ export interface DeliveryPage {
 }
 
 export interface DeliveryStore {
-  /** Conditional put: false when a delivery with this id already exists (returned as well). */
-  createDelivery(d: Delivery): Promise<{ created: boolean; existing?: Delivery }>;
+  /** True when this event was fanned out already (its marker exists). */
+  fannedOut(eventId: string): Promise<boolean>;
+  /** Writes the event's fan-out marker (after its messages were sent). */
+  markFannedOut(eventId: string, accountId: number, nowMs: number): Promise<void>;
   /** The delivery and its webhook in one read. */
   loadForAttempt(msg: DeliveryMessage): Promise<{ delivery?: Delivery; webhook?: Webhook }>;
-  /** Writes the attempt only if the delivery is still at `prev.seq`; false when a resend overtook it. */
-  recordAttempt(prev: Delivery, next: Delivery): Promise<boolean>;
+  /**
+   * Writes the attempt only if the delivery is still as read (`prev.seq`, `prev.attempts`), or,
+   * with `isNew`, does not exist yet; false when another run got there first.
+   */
+  recordAttempt(prev: Delivery, next: Delivery, isNew: boolean): Promise<boolean>;
   getDelivery(deliveryId: string): Promise<Delivery | undefined>;
   /** Starts a new run (seq + 1) if unchanged since read. */
   replaceDelivery(prev: Delivery, next: Delivery): Promise<void>;
@@ -119,50 +134,58 @@ export interface OutboxEvent {
 }
 
 /**
- * One delivery per matching webhook, idempotently: the same event twice finds its deliveries
- * already there. A delivery that exists but was never attempted is enqueued again (the first
- * run may have died between the put and the send); the worker drops duplicates by status/seq.
+ * One delivery per matching webhook, idempotently: an event whose fan-out marker exists was
+ * fanned out already and makes no new messages. The deliveries themselves are written by their
+ * first attempt (ids derived from event and webhook, conditional put), so the fan-out costs one
+ * read and one write per event, not a write per webhook. Should it die between sending and
+ * marking, the retry sends again; the worker drops the duplicates (see attemptDelivery).
  */
 export async function fanOut(
   hooks: Pick<WebhookStore, "listWebhooks">,
-  store: Pick<DeliveryStore, "createDelivery">,
+  store: Pick<DeliveryStore, "fannedOut" | "markFannedOut">,
   queue: DeliveryQueue,
   e: OutboxEvent,
   nowMs: number,
 ): Promise<{ matched: number; enqueued: number }> {
-  const targets = (await hooks.listWebhooks(e.accountId)).filter((w) => wants(w, e.event, e.inboxId));
-  const sec = Math.floor(nowMs / 1000);
-  const results = await Promise.all(
-    targets.map(async (w) => {
-      const d: Delivery = {
-        id: deliveryIdFor(e.eventId, e.accountId, w.id),
-        account_id: e.accountId,
-        webhook_id: w.id,
-        event: e.event,
-        event_id: e.eventId,
-        status: "pending",
-        attempts: 0,
-        response_status: null,
-        error: null,
-        duration_ms: null,
-        next_attempt_at: null,
-        created_at: sec,
-        updated_at: sec,
-        payload: e.payload,
-        seq: 0,
-        resend: false,
-        due_at_ms: nowMs,
-        attempt_log: [],
-      };
-      const r = await store.createDelivery(d);
-      const current = r.created ? d : r.existing;
-      const send = r.created || (current !== undefined && current.status === "pending" && current.attempts === 0);
-      return send && current ? [{ deliveryId: current.id, accountId: current.account_id, webhookId: current.webhook_id, seq: current.seq }] : [];
-    }),
-  );
-  const messages = results.flat();
+  const [done, webhooks] = await Promise.all([store.fannedOut(e.eventId), hooks.listWebhooks(e.accountId)]);
+  const targets = webhooks.filter((w) => wants(w, e.event, e.inboxId));
+  if (done) return { matched: targets.length, enqueued: 0 };
+  const first: FirstRun = { event: e.event, eventId: e.eventId, payload: e.payload, createdAtMs: nowMs };
+  const messages: DeliveryMessage[] = targets.map((w) => ({
+    deliveryId: deliveryIdFor(e.eventId, e.accountId, w.id),
+    accountId: e.accountId,
+    webhookId: w.id,
+    seq: 0,
+    first,
+  }));
   if (messages.length) await queue.enqueue(messages);
+  await store.markFannedOut(e.eventId, e.accountId, nowMs);
   return { matched: targets.length, enqueued: messages.length };
+}
+
+/** The pending delivery a first-run message describes. */
+export function initialDelivery(msg: DeliveryMessage, first: FirstRun): Delivery {
+  const sec = Math.floor(first.createdAtMs / 1000);
+  return {
+    id: msg.deliveryId,
+    account_id: msg.accountId,
+    webhook_id: msg.webhookId,
+    event: first.event,
+    event_id: first.eventId,
+    status: "pending",
+    attempts: 0,
+    response_status: null,
+    error: null,
+    duration_ms: null,
+    next_attempt_at: null,
+    created_at: sec,
+    updated_at: sec,
+    payload: first.payload,
+    seq: 0,
+    resend: false,
+    due_at_ms: first.createdAtMs,
+    attempt_log: [],
+  };
 }
 
 /** What the queue adapter does with the message after an attempt. */
@@ -184,8 +207,14 @@ export interface AttemptDeps {
  * message that arrives early is put back until due; a failure schedules the next step or, after
  * the last one, marks the delivery `failed` and sends the message on to the DLQ.
  */
-export async function attemptDelivery(deps: AttemptDeps, msg: DeliveryMessage): Promise<AttemptOutcome> {
-  const { delivery: d, webhook } = await deps.store.loadForAttempt(msg);
+export async function attemptDelivery(deps: AttemptDeps, msg: DeliveryMessage, receiveCount = 1): Promise<AttemptOutcome> {
+  const loaded = await deps.store.loadForAttempt(msg);
+  const webhook = loaded.webhook;
+  // A first-run message whose delivery exists already is a duplicate (a repeated fan-out),
+  // unless SQS handed it out before: then it is the message driving this delivery's retries.
+  if (loaded.delivery && msg.first && receiveCount <= 1) return { kind: "done", reason: "duplicate first run" };
+  const isNew = !loaded.delivery && msg.first !== undefined && msg.seq === 0;
+  const d = loaded.delivery ?? (isNew && msg.first ? initialDelivery(msg, msg.first) : undefined);
   if (!d || d.seq !== msg.seq) return { kind: "done", reason: "stale" };
   if (d.status === "succeeded") return { kind: "done", reason: "already delivered" };
   // Failed for good: keep failing the message so that SQS moves it to the DLQ (maxReceiveCount).
@@ -226,7 +255,7 @@ export async function attemptDelivery(deps: AttemptDeps, msg: DeliveryMessage): 
     updated_at: Math.floor(after / 1000),
     attempt_log: [...d.attempt_log, log],
   };
-  if (!(await deps.store.recordAttempt(d, next))) return { kind: "done", reason: "overtaken by a resend" };
+  if (!(await deps.store.recordAttempt(d, next, isNew))) return { kind: "done", reason: "overtaken by another run" };
   if (status === "succeeded") return { kind: "done", reason: "delivered" };
   if (status === "retrying") return { kind: "again", delaySeconds: retry.retry ? retry.delaySeconds : 0, reason: "retry scheduled" };
   // A deleted webhook will never succeed: no point parking the message in the DLQ.

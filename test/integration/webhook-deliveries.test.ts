@@ -58,9 +58,10 @@ function queued(item: ReturnType<typeof outboxItem>, envelopeId: string): string
   return JSON.stringify(env);
 }
 
-const sqsEvent = (records: { id: string; body: string; receiptHandle?: string }[]): SQSEvent => ({
+const sqsEvent = (records: { id: string; body: string; receiptHandle?: string; receives?: string }[]): SQSEvent => ({
   Records: records.map((r) => ({
-    messageId: r.id, receiptHandle: r.receiptHandle ?? r.id, body: r.body, attributes: {} as SQSEvent["Records"][number]["attributes"],
+    messageId: r.id, receiptHandle: r.receiptHandle ?? r.id, body: r.body,
+    attributes: { ApproximateReceiveCount: r.receives ?? "1" } as SQSEvent["Records"][number]["attributes"],
     messageAttributes: {}, md5OfBody: "", eventSource: "aws:sqs", eventSourceARN: "arn:aws:sqs:us-east-1:000000000000:q", awsRegion: "us-east-1",
   })),
 });
@@ -68,11 +69,15 @@ const sqsEvent = (records: { id: string; body: string; receiptHandle?: string }[
 async function drain(max = 100): Promise<Message[]> {
   const out: Message[] = [];
   for (;;) {
-    const r = await sqs.send(new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 0, VisibilityTimeout: 30 }));
+    const r = await sqs.send(new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 0, VisibilityTimeout: 30, MessageSystemAttributeNames: ["ApproximateReceiveCount"] }));
     if (!r.Messages?.length || out.length >= max) return out;
     out.push(...r.Messages);
   }
 }
+
+/** As the event-source mapping hands received messages to a worker. */
+const asRecords = (ms: Message[]) =>
+  ms.map((m) => ({ id: m.MessageId!, body: m.Body!, receiptHandle: m.ReceiptHandle!, receives: m.Attributes?.ApproximateReceiveCount ?? "1" }));
 
 async function outboxCount(): Promise<number> {
   const out = await db().send(new ScanCommand({ TableName: mainTableName(), FilterExpression: "entity = :e", ExpressionAttributeValues: { ":e": "outbox" }, ConsistentRead: true }));
@@ -100,28 +105,34 @@ describe("transactional outbox", () => {
 
 describe("fan-out", () => {
   it("creates one delivery per matching webhook, and none twice for the same event", async () => {
+    rx.behaviour = () => ({ status: 200 });
     const all = await hook({ url: `${rx.url}?all`, subscriptions: ["inbox_created", "contact_created"] });
     const scoped = await hook({ url: `${rx.url}?scoped`, subscriptions: ["inbox_created", "contact_created"], inbox_id: inboxId });
     const other = await hook({ url: `${rx.url}?other`, subscriptions: ["message_created"] });
     const item = inboxEvent(inboxId);
     const first = await fanout(sqsEvent([{ id: "m1", body: queued(item, "env-1") }]));
-    // The same outbox event again, in another envelope (at-least-once Pipe / bus / queue).
+    const firstMessages = await drain();
+    // The same outbox event again, in other envelopes (at-least-once Pipe / bus / queue).
     const second = await fanout(sqsEvent([{ id: "m2", body: queued(item, "env-2") }, { id: "m3", body: queued(item, "env-3") }]));
     expect(first.batchItemFailures).toEqual([]);
     expect(second.batchItemFailures).toEqual([]);
+    expect(firstMessages.map((m) => JSON.parse(m.Body!).webhookId).sort()).toEqual([all.id, scoped.id].sort());
+    expect(await drain()).toEqual([]);
+
+    const posted = rx.received.length;
+    expect((await deliver(sqsEvent(asRecords(firstMessages)))).batchItemFailures).toEqual([]);
+    // A duplicate first-run message (a fan-out repeated before its marker was written) sends nothing.
+    expect((await deliver(sqsEvent(asRecords(firstMessages).map((r) => ({ ...r, id: `dup-${r.id}`, receives: "1" }))))).batchItemFailures).toEqual([]);
+    expect(rx.received.length).toBe(posted + 2);
     const list = async (id: number) => (await invoke("webhooks.deliveries", { params: { account_id: a.accountId, webhook_id: id }, key: a.adminKey })).json;
     expect((await list(all.id)).payload).toHaveLength(1);
     expect((await list(scoped.id)).payload).toHaveLength(1);
     expect((await list(other.id)).payload).toHaveLength(0);
-    const messages = await drain();
-    // Re-enqueued while never attempted (the first run may have died before sending): the worker drops duplicates.
-    expect(new Set(messages.map((m) => JSON.parse(m.Body!).deliveryId)).size).toBe(2);
 
     // Another inbox's event reaches only the account-scope webhook.
     await fanout(sqsEvent([{ id: "m4", body: queued(inboxEvent(inboxId + 50), "env-4") }]));
-    expect((await list(all.id)).payload).toHaveLength(2);
-    expect((await list(scoped.id)).payload).toHaveLength(1);
-    await drain();
+    const more = await drain();
+    expect(more.map((m) => JSON.parse(m.Body!).webhookId)).toEqual([all.id]);
     for (const h of [all, scoped, other]) await invoke("webhooks.delete", { params: { account_id: a.accountId, webhook_id: h.id }, key: a.adminKey });
   });
 
@@ -138,11 +149,10 @@ describe("delivery worker and log", () => {
     rx.behaviour = () => (mode === "503" ? { status: 503, headers: { "retry-after": "1" } } : { status: 200 });
     const h = await hook({ url: `${rx.url}?worker`, subscriptions: ["inbox_updated"] });
     await fanout(sqsEvent([{ id: "w1", body: queued(inboxEvent(inboxId, "inbox_updated"), "env-w1") }]));
-    const [msg] = await drain();
-    const record = { id: msg!.MessageId!, body: msg!.Body!, receiptHandle: msg!.ReceiptHandle! };
+    const [record] = asRecords(await drain());
 
-    const failed = await deliver(sqsEvent([record]));
-    expect(failed.batchItemFailures).toEqual([{ itemIdentifier: record.id }]);
+    const failed = await deliver(sqsEvent([record!]));
+    expect(failed.batchItemFailures).toEqual([{ itemIdentifier: record!.id }]);
     const list = async () => (await invoke("webhooks.deliveries", { params: { account_id: a.accountId, webhook_id: h.id }, key: a.adminKey })).json.payload[0];
     const d1 = await list();
     expect(d1).toMatchObject({ status: "retrying", attempts: 1, response_status: 503, error: "HTTP 503" });
@@ -151,13 +161,14 @@ describe("delivery worker and log", () => {
     // The message reappears after the visibility the worker set (1 s).
     const again = await (async () => {
       for (let i = 0; i < 30; i++) {
-        const r = await sqs.send(new ReceiveMessageCommand({ QueueUrl: queueUrl, WaitTimeSeconds: 1, VisibilityTimeout: 30 }));
+        const r = await sqs.send(new ReceiveMessageCommand({ QueueUrl: queueUrl, WaitTimeSeconds: 1, VisibilityTimeout: 30, MessageSystemAttributeNames: ["ApproximateReceiveCount"] }));
         if (r.Messages?.length) return r.Messages[0]!;
       }
       throw new Error("message did not reappear");
     })();
     mode = "ok";
-    const ok = await deliver(sqsEvent([{ id: again.MessageId!, body: again.Body!, receiptHandle: again.ReceiptHandle! }]));
+    expect(again.Attributes?.ApproximateReceiveCount).toBe("2");
+    const ok = await deliver(sqsEvent(asRecords([again])));
     expect(ok.batchItemFailures).toEqual([]);
     const d2 = await list();
     expect(d2).toMatchObject({ status: "succeeded", attempts: 2, response_status: 200, error: null, next_attempt_at: null });
@@ -166,7 +177,7 @@ describe("delivery worker and log", () => {
 
     // A duplicate of the delivered message is dropped, not re-POSTed.
     const posts = rx.received.length;
-    expect((await deliver(sqsEvent([{ id: "dup", body: again.Body! }]))).batchItemFailures).toEqual([]);
+    expect((await deliver(sqsEvent([{ id: "dup", body: again.Body!, receives: "3" }]))).batchItemFailures).toEqual([]);
     expect(rx.received.length).toBe(posts);
 
     const resend = await invoke("webhooks.resend", { params: { account_id: a.accountId, webhook_id: h.id, delivery_id: d2.id }, key: a.adminKey });
@@ -177,7 +188,7 @@ describe("delivery worker and log", () => {
     expect(rx.received.at(-1)!.headers["webhook-id"]).toBe(d2.id);
     expect(await list()).toMatchObject({ status: "succeeded", attempts: 3 });
     // The stale first-run message (seq 0) no longer sends anything.
-    expect((await deliver(sqsEvent([{ id: "stale", body: again.Body! }]))).batchItemFailures).toEqual([]);
+    expect((await deliver(sqsEvent([{ id: "stale", body: again.Body!, receives: "4" }]))).batchItemFailures).toEqual([]);
     expect(rx.received.length).toBe(posts + 1);
   });
 
@@ -194,7 +205,9 @@ describe("delivery worker and log", () => {
     const h = await hook({ url: `${rx.url}?pages`, subscriptions: ["inbox_created"] });
     const bodies = Array.from({ length: 27 }, (_, i) => ({ id: `p${i}`, body: queued(inboxEvent(1000 + i), `env-p${i}`) }));
     for (let i = 0; i < bodies.length; i += 9) await fanout(sqsEvent(bodies.slice(i, i + 9)));
-    await drain();
+    const messages = await drain();
+    expect(messages).toHaveLength(27);
+    expect((await deliver(sqsEvent(asRecords(messages)))).batchItemFailures).toEqual([]);
     const page = (query: Record<string, string>) => invoke("webhooks.deliveries", { params: { account_id: a.accountId, webhook_id: h.id }, key: a.adminKey, query });
     const p1 = await page({});
     expect(p1.json.payload).toHaveLength(25);
