@@ -74,6 +74,8 @@ export async function startPipeline(opts: PipelineOptions): Promise<Pipeline> {
   const loops: Promise<void>[] = [];
   const stopped = () => abort.signal.aborted;
   const wakers = new Set<() => void>();
+  /** Handler invocations under way: stop() lets them finish before the stores go away. */
+  const running = new Set<Promise<void>>();
 
   // The Pipe: stream -> filter -> envelope -> rule -> events queue.
   const ddb = localClient(opts.dynamoEndpoint);
@@ -208,13 +210,15 @@ export async function startPipeline(opts: PipelineOptions): Promise<Pipeline> {
           );
           if (!out.Messages?.length) continue;
           inFlight++;
-          void invoke(out.Messages)
+          const p: Promise<void> = invoke(out.Messages)
             .catch((err: unknown) => console.error(JSON.stringify({ level: "error", message: `sandbox ${fn} poller`, error: String(err) })))
             .finally(() => {
+              running.delete(p);
               inFlight--;
               wake?.();
               wake = undefined;
             });
+          running.add(p);
         } catch (err) {
           if (stopped()) return;
           console.error(JSON.stringify({ level: "error", message: `sandbox ${fn} receive`, error: String(err) }));
@@ -236,6 +240,8 @@ export async function startPipeline(opts: PipelineOptions): Promise<Pipeline> {
       abort.abort();
       for (const w of wakers) w();
       await Promise.allSettled(loops);
+      // In-flight invocations end within WEBHOOK_TIMEOUT plus bookkeeping; bounded anyway.
+      await Promise.race([Promise.allSettled([...running]), sleep((config().WEBHOOK_TIMEOUT + 5) * 1000)]);
       streams.destroy();
       sqs.destroy();
       resetSqs();
