@@ -21,7 +21,11 @@ export const DEFAULT_OUT_DIR = join(ROOT, ".build", "functions");
 export const MAX_BUNDLE_BYTES = 500_000;
 
 /** Function files under functions/ that are not behind a route (e.g. queue workers). */
-export const extraFunctions: string[] = [];
+export const extraFunctions: string[] = [
+  // Webhook pipeline (issue 3): events queue -> fan-out -> deliveries queue -> delivery.
+  "webhooks-fanout",
+  "webhooks-deliver",
+];
 
 /** What `@aws-sdk/credential-provider-node` is replaced with (see the shim's comment). */
 const CREDENTIAL_SHIM = join(ROOT, "infra", "bundle", "credential-provider.ts");

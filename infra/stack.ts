@@ -26,6 +26,7 @@ import { routes } from "../shared/routes.ts";
 import { CORS_ALLOW_HEADERS, CORS_ALLOW_METHODS, CORS_EXPOSE_HEADERS, CORS_MAX_AGE_SECONDS } from "../shared/http/cors.ts";
 import type { Route } from "../shared/routes.ts";
 import { DEFAULT_OUT_DIR, extraFunctions } from "./build.ts";
+import { WebhookPipeline } from "./webhooks.ts";
 
 export const STAGES = ["production", "development"] as const;
 export type Stage = (typeof STAGES)[number];
@@ -65,6 +66,8 @@ export class ConversaStack extends Stack {
   readonly api: HttpApi;
   /** Every function by its file name under functions/ (route and extra functions). */
   readonly functions = new Map<string, LambdaFunction>();
+  /** Outbox stream -> Pipe -> bus -> rule -> queues -> fan-out and delivery workers (issue 3). */
+  readonly webhooks: WebhookPipeline;
 
   constructor(scope: Construct, id: string, props: ConversaStackProps) {
     super(scope, id, props);
@@ -126,6 +129,8 @@ export class ConversaStack extends Stack {
       const fn = this.makeFunction(name, { assetsDir, environment, removalPolicy });
       this.table.grantReadWriteData(fn);
     }
+
+    this.webhooks = new WebhookPipeline(this, "Webhooks", { table: this.table, functions: this.functions, environment, removalPolicy });
 
     new CfnOutput(this, "ApiUrl", { value: this.api.apiEndpoint, description: "Base URL of the HTTP API" });
     new CfnOutput(this, "TableName", { value: this.table.tableName });

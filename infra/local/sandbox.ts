@@ -14,6 +14,7 @@ import { ensureTable, localClient, LOCAL_CREDENTIALS, startDynamoLocal, type Dyn
 import { seedDemo, type SeedResult } from "./seed.ts";
 import { seedCatalog } from "./seed-catalog.ts";
 import { startGateway } from "./gateway.ts";
+import { startPipeline, type Pipeline } from "./pipeline.ts";
 
 export interface SandboxOptions {
   /** HTTP port; 0 = a free one. */
@@ -43,6 +44,8 @@ export interface Sandbox {
   readonly dynamoEndpoint: string;
   /** The directory the sandbox's mail goes to (MAIL_DIR). */
   readonly mailDir: string;
+  /** The event pipeline (fauxqs queues, stream and queue pollers). */
+  readonly pipeline: Pipeline;
   stop(): Promise<void>;
 }
 
@@ -78,6 +81,8 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
     TABLE_NAME: tableName,
     THROTTLE_TABLE_NAME: throttleTableName,
     MAIL_DIR: mailDir,
+    // Webhook receivers in local use live on 127.0.0.1 (issue 3).
+    WEBHOOK_ALLOW_PRIVATE_NETWORK: "true",
     ...opts.env,
   });
   resetConfig();
@@ -85,6 +90,7 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
   resetMailer();
 
   let server: Server | undefined;
+  let pipeline: Pipeline | undefined;
   try {
     const client = localClient(endpoint);
     await ensureTable(client, tableName, mainTable);
@@ -94,6 +100,7 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
     const stateFile = dataDir ? join(dataDir, "sandbox.json") : undefined;
     const seed = await seedDemo(stateFile ? readPrevious(stateFile) : undefined);
     await seedCatalog(seed.accountId);
+    pipeline = await startPipeline({ dynamoEndpoint: endpoint, tableName });
     const gw = await startGateway(opts.port);
     server = gw.server;
     // The fresh values last: sandbox.json of an earlier run holds the old ones.
@@ -101,11 +108,14 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
     if (stateFile) writeFileSync(stateFile, `${JSON.stringify(info, null, 2)}\n`);
 
     const srv = server;
+    const pipe = pipeline;
     return {
       info,
       dynamoEndpoint: endpoint,
       mailDir,
+      pipeline: pipe,
       async stop() {
+        await pipe.stop();
         await new Promise<void>((res) => {
           srv.close(() => res());
           srv.closeAllConnections();
@@ -117,6 +127,7 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
     };
   } catch (err) {
     server?.close();
+    await pipeline?.stop();
     await dynamo?.stop();
     throw err;
   }

@@ -29,6 +29,21 @@ export const keys = {
   inbox: (accountId: number, inboxId: number) => ({ pk: `ACCOUNT#${accountId}`, sk: `INBOX#${pad(inboxId)}` }),
   inboxPrefix: (accountId: number) => ({ pk: `ACCOUNT#${accountId}`, skPrefix: "INBOX#" }),
 
+  // Webhooks (issue 3)
+  webhook: (accountId: number, webhookId: number) => ({ pk: `ACCOUNT#${accountId}`, sk: `WEBHOOK#${pad(webhookId)}` }),
+  webhookPrefix: (accountId: number) => ({ pk: `ACCOUNT#${accountId}`, skPrefix: "WEBHOOK#" }),
+  /** Uniqueness marker: one webhook per (account, normalized url); `urlHash` = SHA-256 hex of the url. */
+  webhookUrl: (accountId: number, urlHash: string) => ({ pk: `ACCOUNT#${accountId}`, sk: `WHURL#${urlHash}` }),
+  /** Fan-out marker: this outbox event's deliveries were enqueued. */
+  fanout: (eventId: string) => ({ pk: `FANOUT#${eventId}`, sk: "FANOUT" }),
+  /** A delivery (one per event and webhook) and its attempt log. */
+  delivery: (deliveryId: string) => ({ pk: `DELIVERY#${deliveryId}`, sk: "DELIVERY" }),
+  /** GSI1 of a delivery: the deliveries of one webhook, oldest first by creation time. */
+  deliveryGsi1: (accountId: number, webhookId: number, createdAtMs: number, deliveryId: string) => ({
+    gsi1pk: `WEBHOOK#${accountId}#${pad(webhookId)}`,
+    gsi1sk: `DELIVERY#${createdAtMs.toString().padStart(15, "0")}#${deliveryId}`,
+  }),
+  deliveryGsi1Prefix: (accountId: number, webhookId: number) => ({ gsi1pk: `WEBHOOK#${accountId}#${pad(webhookId)}`, skPrefix: "DELIVERY#" }),
   /** THROTTLE table: a key's `last_used_at` (every function may write that table). */
   apiKeyUse: (keyId: string) => ({ pk: `KEYUSE#${keyId}` }),
   /** Password-reset token, found by the SHA-256 of the token in the mailed link (issue 7). */

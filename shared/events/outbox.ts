@@ -4,7 +4,8 @@
  * items; they also are the 7-day event log that `resend` reads.
  */
 import { randomUUID } from "node:crypto";
-import type { EventName, OperatorEventName } from "./catalog.ts";
+import { isEventName, type EventName, type OperatorEventName } from "./catalog.ts";
+import { checkPayload } from "./payloads.ts";
 
 export const OUTBOX_ENTITY = "outbox";
 export const OUTBOX_TTL_SECONDS = 7 * 24 * 3600;
@@ -36,6 +37,12 @@ export interface OutboxItem {
 export const outboxKey = (eventId: string) => ({ pk: `OUTBOX#${eventId}`, sk: "OUTBOX" });
 
 export function outboxItem(e: DomainEvent, nowMs: number, eventId: string = randomUUID()): OutboxItem {
+  // Webhook events must have their documented shape (API.md, Payloads): a builder bug throws here,
+  // before the transaction, instead of reaching customers.
+  if (isEventName(e.event)) {
+    if (e.payload.event !== e.event) throw new Error(`outbox: payload.event ${e.payload.event} != ${e.event}`);
+    checkPayload(e.event, e.payload);
+  }
   return {
     ...outboxKey(eventId),
     entity: OUTBOX_ENTITY,

@@ -1,0 +1,7 @@
+import { api } from "../shared/http/api.ts";
+import { webhooksRepo } from "../shared/db/webhooks-repo.ts";
+import { listWebhooks } from "../shared/domain/webhooks.ts";
+
+export const handler = api("webhooks.list", {}, async (ctx) => ({
+  body: { payload: { webhooks: await listWebhooks(webhooksRepo, ctx.accountId) } },
+}));

@@ -1,0 +1,268 @@
+/** Webhooks, their url markers and their deliveries in the main table. */
+import { BatchGetCommand, PutCommand, QueryCommand } from "@aws-sdk/lib-dynamodb";
+import type { QueryCommandInput } from "@aws-sdk/lib-dynamodb";
+import { urlHash, UrlTaken, type InboxRef, type Webhook, type WebhookStore } from "../domain/webhooks.ts";
+import { DELIVERY_TTL_SECONDS, type Delivery, type DeliveryStore } from "../domain/deliveries.ts";
+import { db, failedConditionIndexes, isConditionalFailure, mainTableName } from "./client.ts";
+import { getItem, guardConcurrent, newRev, nextAccountScopedId, remember, revOf, strip, transact, type TransactItem } from "./items.ts";
+import { keys } from "./keys.ts";
+import { OUTBOX_TTL_SECONDS } from "../events/outbox.ts";
+
+const toWebhook = (item: Record<string, unknown>): Webhook => remember(strip<Webhook>(item), item["rev"]);
+
+function webhookItem(w: Webhook) {
+  return { ...keys.webhook(w.account_id, w.id), entity: "webhook", rev: newRev(), ...w };
+}
+
+function markerPut(w: Webhook): TransactItem {
+  return {
+    Put: {
+      TableName: mainTableName(),
+      Item: { ...keys.webhookUrl(w.account_id, urlHash(w.url)), entity: "webhook_url", accountId: w.account_id, webhookId: w.id },
+      ConditionExpression: "attribute_not_exists(pk)",
+    },
+  };
+}
+
+function markerDelete(w: Webhook): TransactItem {
+  return {
+    Delete: {
+      TableName: mainTableName(),
+      Key: keys.webhookUrl(w.account_id, urlHash(w.url)),
+      ConditionExpression: "webhookId = :w",
+      ExpressionAttributeValues: { ":w": w.id },
+    },
+  };
+}
+
+const isTxConflict = (err: unknown): boolean => {
+  const e = err as { name?: string; CancellationReasons?: { Code?: string }[] };
+  return e?.name === "TransactionCanceledException" && (e.CancellationReasons ?? []).some((r) => r?.Code === "TransactionConflict");
+};
+
+/**
+ * Runs a transaction whose `markerIndex` item is the url marker: a failed condition there is
+ * UrlTaken. Two concurrent transactions on one marker may be cancelled as a TransactionConflict
+ * instead: retried, so that the loser then fails on the marker's condition (422), never a 500.
+ */
+async function writeWithMarker(items: TransactItem[], markerIndex: number): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await transact(items);
+      return;
+    } catch (err) {
+      if (markerIndex >= 0 && failedConditionIndexes(err).includes(markerIndex)) throw new UrlTaken();
+      if (isTxConflict(err) && attempt < 5) {
+        await new Promise((r) => setTimeout(r, 10 * attempt + Math.random() * 20));
+        continue;
+      }
+      throw err;
+    }
+  }
+}
+
+async function queryAll(input: QueryCommandInput): Promise<Record<string, unknown>[]> {
+  const items: Record<string, unknown>[] = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const out = await db().send(new QueryCommand({ ...input, ExclusiveStartKey: start }));
+    items.push(...(out.Items ?? []));
+    start = out.LastEvaluatedKey;
+  } while (start);
+  return items;
+}
+
+export const webhooksRepo: WebhookStore = {
+  nextWebhookId: (accountId) => nextAccountScopedId(accountId, "webhook"),
+
+  async insertWebhook(w) {
+    await writeWithMarker([{ Put: { TableName: mainTableName(), Item: webhookItem(w), ConditionExpression: "attribute_not_exists(pk)" } }, markerPut(w)], 1);
+  },
+
+  async getWebhook(accountId, webhookId) {
+    const item = await getItem(keys.webhook(accountId, webhookId));
+    return item ? toWebhook(item) : undefined;
+  },
+
+  async listWebhooks(accountId) {
+    const k = keys.webhookPrefix(accountId);
+    const items = await queryAll({
+      TableName: mainTableName(),
+      KeyConditionExpression: "pk = :pk AND begins_with(sk, :p)",
+      ExpressionAttributeValues: { ":pk": k.pk, ":p": k.skPrefix },
+      ConsistentRead: true,
+    });
+    return items.map(toWebhook);
+  },
+
+  async replaceWebhook(prev, next) {
+    const rev = revOf(prev);
+    const put: TransactItem = {
+      Put: {
+        TableName: mainTableName(),
+        Item: webhookItem(next),
+        ...(rev ? { ConditionExpression: "rev = :rev", ExpressionAttributeValues: { ":rev": rev } } : { ConditionExpression: "attribute_exists(pk)" }),
+      },
+    };
+    const moved = urlHash(prev.url) !== urlHash(next.url);
+    await guardConcurrent(() => writeWithMarker(moved ? [put, markerDelete(prev), markerPut(next)] : [put], moved ? 2 : -1));
+  },
+
+  async deleteWebhook(w) {
+    await guardConcurrent(() =>
+      transact([{ Delete: { TableName: mainTableName(), Key: keys.webhook(w.account_id, w.id), ConditionExpression: "attribute_exists(pk)" } }, markerDelete(w)]),
+    );
+  },
+
+  async getInboxRef(accountId, inboxId) {
+    const item = await getItem(keys.inbox(accountId, inboxId), false);
+    return item ? { id: Number(item["id"]), name: String(item["name"]) } : undefined;
+  },
+
+  async listInboxRefs(accountId) {
+    const k = keys.inboxPrefix(accountId);
+    const items = await queryAll({
+      TableName: mainTableName(),
+      KeyConditionExpression: "pk = :pk AND begins_with(sk, :p)",
+      ExpressionAttributeValues: { ":pk": k.pk, ":p": k.skPrefix },
+      ProjectionExpression: "id, #n",
+      ExpressionAttributeNames: { "#n": "name" },
+    });
+    return items.map((i): InboxRef => ({ id: Number(i["id"]), name: String(i["name"]) }));
+  },
+};
+
+// Deliveries -----------------------------------------------------------------------------
+
+const nowSec = () => Math.floor(Date.now() / 1000);
+
+function deliveryItem(d: Delivery) {
+  return {
+    ...keys.delivery(d.id),
+    ...keys.deliveryGsi1(d.account_id, d.webhook_id, d.created_at * 1000, d.id),
+    entity: "delivery",
+    ...d,
+    expiresAt: d.updated_at + DELIVERY_TTL_SECONDS,
+  };
+}
+
+/** Expired items may linger (DynamoDB deletes them lazily): every read checks expiresAt itself. */
+function live(item: Record<string, unknown> | undefined, now = nowSec()): Record<string, unknown> | undefined {
+  return item && Number(item["expiresAt"] ?? Infinity) > now ? item : undefined;
+}
+
+const toDelivery = (item: Record<string, unknown>): Delivery => strip<Delivery>(item);
+
+const encodeCursor = (k: Record<string, unknown>): string => Buffer.from(JSON.stringify(k)).toString("base64url");
+function decodeCursor(c: string): Record<string, unknown> | undefined {
+  try {
+    const v: unknown = JSON.parse(Buffer.from(c, "base64url").toString("utf8"));
+    return v && typeof v === "object" && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export const deliveriesRepo: DeliveryStore = {
+  async fannedOut(eventId) {
+    return live(await getItem(keys.fanout(eventId))) !== undefined;
+  },
+
+  async markFannedOut(eventId, accountId, nowMs) {
+    // Lives as long as the outbox item it marks: a replay after that finds no event anyway.
+    const expiresAt = Math.floor(nowMs / 1000) + OUTBOX_TTL_SECONDS;
+    await db().send(new PutCommand({ TableName: mainTableName(), Item: { ...keys.fanout(eventId), entity: "fanout", accountId, expiresAt } }));
+  },
+
+  async loadForAttempt(msg) {
+    const table = mainTableName();
+    const out = await db().send(
+      new BatchGetCommand({ RequestItems: { [table]: { Keys: [keys.delivery(msg.deliveryId), keys.webhook(msg.accountId, msg.webhookId)], ConsistentRead: true } } }),
+    );
+    const items = out.Responses?.[table] ?? [];
+    const d = live(items.find((i) => i["entity"] === "delivery"));
+    const w = items.find((i) => i["entity"] === "webhook");
+    return { ...(d ? { delivery: toDelivery(d) } : {}), ...(w ? { webhook: toWebhook(w) } : {}) };
+  },
+
+  async recordAttempt(prev, next, isNew) {
+    try {
+      await db().send(
+        new PutCommand({
+          TableName: mainTableName(),
+          Item: deliveryItem(next),
+          ...(isNew
+            ? { ConditionExpression: "attribute_not_exists(pk)" }
+            : { ConditionExpression: "seq = :seq AND attempts = :attempts", ExpressionAttributeValues: { ":seq": prev.seq, ":attempts": prev.attempts } }),
+        }),
+      );
+      return true;
+    } catch (err) {
+      if (isConditionalFailure(err)) return false;
+      throw err;
+    }
+  },
+
+  async getDelivery(deliveryId) {
+    const item = live(await getItem(keys.delivery(deliveryId)));
+    return item ? toDelivery(item) : undefined;
+  },
+
+  async replaceDelivery(prev, next) {
+    await guardConcurrent(() =>
+      db().send(
+        new PutCommand({
+          TableName: mainTableName(),
+          Item: deliveryItem(next),
+          ConditionExpression: "seq = :seq AND attempts = :attempts",
+          ExpressionAttributeValues: { ":seq": prev.seq, ":attempts": prev.attempts },
+        }),
+      ),
+    );
+  },
+
+  async listDeliveries(accountId, webhookId, page, now) {
+    const k = keys.deliveryGsi1Prefix(accountId, webhookId);
+    const base: QueryCommandInput = {
+      TableName: mainTableName(),
+      IndexName: "gsi1",
+      KeyConditionExpression: "gsi1pk = :pk AND begins_with(gsi1sk, :p)",
+      FilterExpression: "expiresAt > :now",
+      ExpressionAttributeValues: { ":pk": k.gsi1pk, ":p": k.skPrefix, ":now": now },
+      ScanIndexForward: false,
+    };
+    const start = page.cursor ? decodeCursor(page.cursor) : undefined;
+    const skip = start ? 0 : (page.page - 1) * page.per;
+    const wanted = skip + page.per;
+    const items: Record<string, unknown>[] = [];
+    let from = start;
+    // Read until one item past the page (to know has_more), or the end.
+    while (items.length <= wanted) {
+      const out = await db().send(new QueryCommand({ ...base, ExclusiveStartKey: from, Limit: Math.min(100, wanted + 1 - items.length) }));
+      items.push(...(out.Items ?? []));
+      from = out.LastEvaluatedKey;
+      if (!from) break;
+    }
+    const pageItems = items.slice(skip, wanted);
+    const hasMore = items.length > wanted;
+    const last = pageItems.at(-1);
+    const count = await countLive(base);
+    return {
+      items: pageItems.map(toDelivery),
+      count,
+      hasMore,
+      nextCursor: hasMore && last ? encodeCursor({ pk: last["pk"], sk: last["sk"], gsi1pk: last["gsi1pk"], gsi1sk: last["gsi1sk"] }) : null,
+    };
+  },
+};
+
+async function countLive(base: QueryCommandInput): Promise<number> {
+  let count = 0;
+  let start: Record<string, unknown> | undefined;
+  do {
+    const out = await db().send(new QueryCommand({ ...base, Select: "COUNT", ExclusiveStartKey: start }));
+    count += out.Count ?? 0;
+    start = out.LastEvaluatedKey;
+  } while (start);
+  return count;
+}

@@ -1,0 +1,135 @@
+/**
+ * The SSRF-safe HTTP sender (API.md, Delivery): resolves the hostname itself, refuses any
+ * forbidden address (ssrf.ts), then dials the checked IP through a custom `lookup`, so the TLS
+ * name (SNI) and the Host header stay the hostname. No redirects are followed (3xx = failure);
+ * the whole exchange is bounded by the timeout.
+ */
+import { lookup as dnsLookup, type LookupAddress } from "node:dns";
+import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from "node:http";
+import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
+import { isIP, type LookupFunction } from "node:net";
+import { isForbiddenAddress } from "./ssrf.ts";
+import { parseRetryAfter } from "./schedule.ts";
+
+export interface SendOptions {
+  readonly timeoutMs: number;
+  /** WEBHOOK_ALLOW_PRIVATE_NETWORK: lifts the address check (sandbox and tests only). */
+  readonly allowPrivate: boolean;
+}
+
+export interface SendResult {
+  readonly ok: boolean;
+  /** The receiver's status code; null when no response arrived. */
+  readonly status: number | null;
+  readonly error: string | null;
+  readonly durationMs: number;
+  /** Seconds from a 429/503 `Retry-After`. */
+  readonly retryAfterSeconds?: number;
+}
+
+export class ForbiddenAddressError extends Error {
+  readonly code = "EFORBIDDENADDRESS";
+  constructor(host: string, address: string) {
+    super(`refused: ${host} resolves to a non-public address (${address})`);
+  }
+}
+
+/** dns.lookup with every address checked; what it returns is what the socket dials. */
+export function guardedLookup(allowPrivate: boolean): LookupFunction {
+  return (hostname, options, callback) => {
+    dnsLookup(hostname, { all: true, family: options.family ?? 0, verbatim: true }, (err, addresses: LookupAddress[]) => {
+      if (err) return callback(err, "", 0);
+      const bad = addresses.find((a) => isForbiddenAddress(a.address));
+      if (!allowPrivate && bad) return callback(new ForbiddenAddressError(hostname, bad.address), "", 0);
+      if (addresses.length === 0) return callback(new Error(`no address for ${hostname}`), "", 0);
+      if (options.all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, addresses);
+      const first = addresses[0]!;
+      callback(null, first.address, first.family);
+    });
+  };
+}
+
+const agents = new Map<string, HttpAgent>();
+function agentFor(protocol: "http:" | "https:", allowPrivate: boolean): HttpAgent {
+  const k = `${protocol}${allowPrivate}`;
+  let a = agents.get(k);
+  if (!a) {
+    const opts = { keepAlive: true, maxSockets: 64, lookup: guardedLookup(allowPrivate) };
+    a = protocol === "https:" ? new HttpsAgent(opts) : new HttpAgent(opts);
+    agents.set(k, a);
+  }
+  return a;
+}
+
+const MAX_READ_BYTES = 64 * 1024;
+
+/** POSTs `body` as JSON. Never throws: every outcome is a SendResult. */
+export async function postJson(url: string, body: string, headers: Record<string, string>, opts: SendOptions): Promise<SendResult> {
+  const started = performance.now();
+  const elapsed = () => Math.round(performance.now() - started);
+  let target: URL;
+  try {
+    target = new URL(url);
+  } catch {
+    return { ok: false, status: null, error: "invalid url", durationMs: 0 };
+  }
+  if (target.protocol !== "http:" && target.protocol !== "https:") {
+    return { ok: false, status: null, error: `unsupported scheme ${target.protocol}`, durationMs: 0 };
+  }
+  // An IP literal is never looked up: check it here.
+  const host = target.hostname.replace(/^\[|\]$/g, "");
+  if (!opts.allowPrivate && isIP(host) && isForbiddenAddress(host)) {
+    return { ok: false, status: null, error: new ForbiddenAddressError(host, host).message, durationMs: 0 };
+  }
+  const request = target.protocol === "https:" ? httpsRequest : httpRequest;
+  const payload = Buffer.from(body, "utf8");
+  return new Promise<SendResult>((resolve) => {
+    let settled = false;
+    const finish = (r: Omit<SendResult, "durationMs">) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      resolve({ ...r, durationMs: elapsed() });
+    };
+    const req = request(
+      target,
+      {
+        method: "POST",
+        agent: agentFor(target.protocol as "http:" | "https:", opts.allowPrivate),
+        headers: {
+          "content-type": "application/json",
+          "content-length": String(payload.length),
+          "user-agent": "Conversa-Webhooks/1.0",
+          ...headers,
+        },
+      },
+      (res: IncomingMessage) => {
+        let read = 0;
+        res.on("data", (c: Buffer) => {
+          read += c.length;
+          if (read > MAX_READ_BYTES) res.destroy();
+        });
+        const done = () => {
+          const status = res.statusCode ?? 0;
+          const ok = status >= 200 && status < 300;
+          const retryAfter = status === 429 || status === 503 ? parseRetryAfter(res.headers["retry-after"], Date.now()) : undefined;
+          finish({
+            ok,
+            status,
+            error: ok ? null : status >= 300 && status < 400 ? `HTTP ${status} (redirects are not followed)` : `HTTP ${status}`,
+            ...(retryAfter !== undefined ? { retryAfterSeconds: retryAfter } : {}),
+          });
+        };
+        res.on("end", done);
+        res.on("close", done);
+        res.on("error", done);
+      },
+    );
+    const timer = setTimeout(() => {
+      finish({ ok: false, status: null, error: `timeout after ${opts.timeoutMs} ms` });
+      req.destroy();
+    }, opts.timeoutMs);
+    req.on("error", (err: Error) => finish({ ok: false, status: null, error: err.message || String(err) }));
+    req.end(payload);
+  });
+}

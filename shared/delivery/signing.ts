@@ -1,0 +1,29 @@
+/**
+ * Standard Webhooks signing (API.md, Delivery): `webhook-signature: v1,<base64 HMAC-SHA256 of
+ * "<id>.<timestamp>.<body>">`, keyed with the base64-decoded part of `whsec_<base64>`.
+ */
+import { createHmac, randomBytes } from "node:crypto";
+
+export const SECRET_PREFIX = "whsec_";
+
+/** A new signing secret: `whsec_` + base64 of 32 random bytes. */
+export const newWebhookSecret = (): string => `${SECRET_PREFIX}${randomBytes(32).toString("base64")}`;
+
+function secretKey(secret: string): Buffer {
+  const raw = secret.startsWith(SECRET_PREFIX) ? secret.slice(SECRET_PREFIX.length) : secret;
+  return Buffer.from(raw, "base64");
+}
+
+export function sign(secret: string, id: string, timestampSec: number, body: string): string {
+  const mac = createHmac("sha256", secretKey(secret)).update(`${id}.${timestampSec}.${body}`, "utf8").digest("base64");
+  return `v1,${mac}`;
+}
+
+/** The three Standard Webhooks headers of one attempt. */
+export function signatureHeaders(secret: string, id: string, timestampSec: number, body: string): Record<string, string> {
+  return {
+    "webhook-id": id,
+    "webhook-timestamp": String(timestampSec),
+    "webhook-signature": sign(secret, id, timestampSec, body),
+  };
+}

@@ -1,0 +1,304 @@
+/**
+ * Deliveries (API.md, Webhooks + Delivery): one per (event, webhook), created idempotently by
+ * the fan-out, attempted by the delivery worker, every attempt logged, retried on a schedule.
+ * Ports: DeliveryStore (DynamoDB), DeliveryQueue (SQS), Sender (HTTP). No AWS imports here.
+ */
+import { createHash } from "node:crypto";
+import type { EventName } from "../events/catalog.ts";
+import { signatureHeaders } from "../delivery/signing.ts";
+import { nextRetry, maxAttempts } from "../delivery/schedule.ts";
+import type { SendResult } from "../delivery/sender.ts";
+import { NotFound } from "./errors.ts";
+import { requireWebhook, wants, type Webhook, type WebhookStore } from "./webhooks.ts";
+
+export type DeliveryStatus = "pending" | "retrying" | "succeeded" | "failed";
+
+export interface Attempt {
+  readonly attempt: number;
+  readonly at: number;
+  readonly status: "succeeded" | "failed";
+  readonly response_status: number | null;
+  readonly error: string | null;
+  readonly duration_ms: number;
+  readonly next_attempt_at: number | null;
+}
+
+export interface Delivery {
+  readonly id: string;
+  readonly account_id: number;
+  readonly webhook_id: number;
+  readonly event: EventName;
+  readonly event_id: string;
+  readonly status: DeliveryStatus;
+  readonly attempts: number;
+  readonly response_status: number | null;
+  readonly error: string | null;
+  readonly duration_ms: number | null;
+  /** Unix seconds of the next scheduled attempt; null unless retrying. */
+  readonly next_attempt_at: number | null;
+  readonly created_at: number;
+  readonly updated_at: number;
+  /** The webhook body, kept with the delivery (the outbox lives 7 days, the log 30). */
+  readonly payload: string;
+  /** Bumped by each resend; a queue message for an older seq is stale. */
+  readonly seq: number;
+  /** The current run is a resend: one attempt, no schedule. */
+  readonly resend: boolean;
+  /** Milliseconds: when the next attempt is due (finer than next_attempt_at). */
+  readonly due_at_ms: number;
+  readonly attempt_log: readonly Attempt[];
+}
+
+/** D of API.md (+ the attempt log). */
+export function deliveryView(d: Delivery) {
+  return {
+    id: d.id,
+    event: d.event,
+    event_id: d.event_id,
+    webhook_id: d.webhook_id,
+    status: d.status,
+    attempts: d.attempts,
+    response_status: d.response_status,
+    error: d.error,
+    duration_ms: d.duration_ms,
+    next_attempt_at: d.next_attempt_at,
+    created_at: d.created_at,
+    updated_at: d.updated_at,
+    attempt_log: d.attempt_log,
+  };
+}
+
+/** The delivery as the fan-out creates it: carried by the first-run message, written at the first attempt. */
+export interface FirstRun {
+  readonly event: EventName;
+  readonly eventId: string;
+  readonly payload: string;
+  readonly createdAtMs: number;
+}
+
+/** What the deliveries queue carries: where to find the delivery, and which run it belongs to. */
+export interface DeliveryMessage {
+  readonly deliveryId: string;
+  readonly accountId: number;
+  readonly webhookId: number;
+  readonly seq: number;
+  /** First run only (seq 0): the delivery's content, so that the fan-out writes nothing per delivery. */
+  readonly first?: FirstRun | undefined;
+}
+
+export interface DeliveryPage {
+  readonly items: Delivery[];
+  readonly count: number;
+  readonly hasMore: boolean;
+  readonly nextCursor: string | null;
+}
+
+export interface DeliveryStore {
+  /** True when this event was fanned out already (its marker exists). */
+  fannedOut(eventId: string): Promise<boolean>;
+  /** Writes the event's fan-out marker (after its messages were sent). */
+  markFannedOut(eventId: string, accountId: number, nowMs: number): Promise<void>;
+  /** The delivery and its webhook in one read. */
+  loadForAttempt(msg: DeliveryMessage): Promise<{ delivery?: Delivery; webhook?: Webhook }>;
+  /**
+   * Writes the attempt only if the delivery is still as read (`prev.seq`, `prev.attempts`), or,
+   * with `isNew`, does not exist yet; false when another run got there first.
+   */
+  recordAttempt(prev: Delivery, next: Delivery, isNew: boolean): Promise<boolean>;
+  getDelivery(deliveryId: string): Promise<Delivery | undefined>;
+  /** Starts a new run (seq + 1) if unchanged since read. */
+  replaceDelivery(prev: Delivery, next: Delivery): Promise<void>;
+  listDeliveries(accountId: number, webhookId: number, page: { per: number; page: number; cursor?: string | undefined }, nowSec: number): Promise<DeliveryPage>;
+}
+
+export interface DeliveryQueue {
+  enqueue(messages: readonly DeliveryMessage[]): Promise<void>;
+}
+
+export type Sender = (url: string, body: string, headers: Record<string, string>) => Promise<SendResult>;
+
+export const DELIVERY_TTL_SECONDS = 30 * 24 * 3600;
+
+/** Deterministic: the same event and webhook always give the same delivery (and webhook-id). */
+export function deliveryIdFor(eventId: string, accountId: number, webhookId: number): string {
+  return `msg_${createHash("sha256").update(`${eventId}:${accountId}:${webhookId}`).digest("hex").slice(0, 32)}`;
+}
+
+/** One outbox event as the fan-out sees it. */
+export interface OutboxEvent {
+  readonly eventId: string;
+  readonly event: EventName;
+  readonly accountId: number;
+  readonly inboxId?: number | undefined;
+  readonly payload: string;
+}
+
+/**
+ * One delivery per matching webhook, idempotently: an event whose fan-out marker exists was
+ * fanned out already and makes no new messages. The deliveries themselves are written by their
+ * first attempt (ids derived from event and webhook, conditional put), so the fan-out costs one
+ * read and one write per event, not a write per webhook. Should it die between sending and
+ * marking, the retry sends again; the worker drops the duplicates (see attemptDelivery).
+ */
+export async function fanOut(
+  hooks: Pick<WebhookStore, "listWebhooks">,
+  store: Pick<DeliveryStore, "fannedOut" | "markFannedOut">,
+  queue: DeliveryQueue,
+  e: OutboxEvent,
+  nowMs: number,
+): Promise<{ matched: number; enqueued: number }> {
+  const [done, webhooks] = await Promise.all([store.fannedOut(e.eventId), hooks.listWebhooks(e.accountId)]);
+  const targets = webhooks.filter((w) => wants(w, e.event, e.inboxId));
+  if (done) return { matched: targets.length, enqueued: 0 };
+  const first: FirstRun = { event: e.event, eventId: e.eventId, payload: e.payload, createdAtMs: nowMs };
+  const messages: DeliveryMessage[] = targets.map((w) => ({
+    deliveryId: deliveryIdFor(e.eventId, e.accountId, w.id),
+    accountId: e.accountId,
+    webhookId: w.id,
+    seq: 0,
+    first,
+  }));
+  if (messages.length) await queue.enqueue(messages);
+  await store.markFannedOut(e.eventId, e.accountId, nowMs);
+  return { matched: targets.length, enqueued: messages.length };
+}
+
+/** The pending delivery a first-run message describes. */
+export function initialDelivery(msg: DeliveryMessage, first: FirstRun): Delivery {
+  const sec = Math.floor(first.createdAtMs / 1000);
+  return {
+    id: msg.deliveryId,
+    account_id: msg.accountId,
+    webhook_id: msg.webhookId,
+    event: first.event,
+    event_id: first.eventId,
+    status: "pending",
+    attempts: 0,
+    response_status: null,
+    error: null,
+    duration_ms: null,
+    next_attempt_at: null,
+    created_at: sec,
+    updated_at: sec,
+    payload: first.payload,
+    seq: 0,
+    resend: false,
+    due_at_ms: first.createdAtMs,
+    attempt_log: [],
+  };
+}
+
+/** What the queue adapter does with the message after an attempt. */
+export type AttemptOutcome =
+  /** Done with this message (delivered, given up quietly, or stale): delete it. */
+  | { readonly kind: "done"; readonly reason: string }
+  /** Leave it in the queue and make it reappear after `delaySeconds` (0 = now: on to the DLQ). */
+  | { readonly kind: "again"; readonly delaySeconds: number; readonly reason: string };
+
+export interface AttemptDeps {
+  readonly store: Pick<DeliveryStore, "loadForAttempt" | "recordAttempt">;
+  readonly send: Sender;
+  readonly schedule: readonly number[];
+  readonly nowMs: () => number;
+}
+
+/**
+ * One attempt of one delivery. A stale message (older seq, finished delivery) is dropped; a
+ * message that arrives early is put back until due; a failure schedules the next step or, after
+ * the last one, marks the delivery `failed` and sends the message on to the DLQ.
+ */
+export async function attemptDelivery(deps: AttemptDeps, msg: DeliveryMessage, receiveCount = 1): Promise<AttemptOutcome> {
+  const loaded = await deps.store.loadForAttempt(msg);
+  const webhook = loaded.webhook;
+  // A first-run message whose delivery exists already is a duplicate (a repeated fan-out),
+  // unless SQS handed it out before: then it is the message driving this delivery's retries.
+  if (loaded.delivery && msg.first && receiveCount <= 1) return { kind: "done", reason: "duplicate first run" };
+  const isNew = !loaded.delivery && msg.first !== undefined && msg.seq === 0;
+  const d = loaded.delivery ?? (isNew && msg.first ? initialDelivery(msg, msg.first) : undefined);
+  if (!d || d.seq !== msg.seq) return { kind: "done", reason: "stale" };
+  if (d.status === "succeeded") return { kind: "done", reason: "already delivered" };
+  // Failed for good: keep failing the message so that SQS moves it to the DLQ (maxReceiveCount).
+  if (d.status === "failed") return { kind: "again", delaySeconds: 0, reason: "failed: to the DLQ" };
+  const now = deps.nowMs();
+  if (d.due_at_ms > now + 500) return { kind: "again", delaySeconds: Math.ceil((d.due_at_ms - now) / 1000), reason: "not due" };
+
+  const attempt = d.attempts + 1;
+  const tsSec = Math.floor(now / 1000);
+  const result: SendResult = webhook
+    ? await deps.send(webhook.url, d.payload, signatureHeaders(webhook.secret, d.id, tsSec, d.payload))
+    : { ok: false, status: null, error: "webhook deleted", durationMs: 0 };
+  const after = deps.nowMs();
+  const retry = result.ok || !webhook || d.resend || attempt >= maxAttempts(deps.schedule)
+    ? ({ retry: false } as const)
+    : nextRetry(deps.schedule, attempt, result.retryAfterSeconds);
+  const dueAt = retry.retry ? after + retry.delaySeconds * 1000 : after;
+  const nextAttemptAt = retry.retry ? Math.ceil(dueAt / 1000) : null;
+  const status: DeliveryStatus = result.ok ? "succeeded" : retry.retry ? "retrying" : "failed";
+  const log: Attempt = {
+    attempt,
+    at: tsSec,
+    status: result.ok ? "succeeded" : "failed",
+    response_status: result.status,
+    error: result.error,
+    duration_ms: result.durationMs,
+    next_attempt_at: nextAttemptAt,
+  };
+  const next: Delivery = {
+    ...d,
+    status,
+    attempts: attempt,
+    response_status: result.status,
+    error: result.error,
+    duration_ms: result.durationMs,
+    next_attempt_at: nextAttemptAt,
+    due_at_ms: dueAt,
+    updated_at: Math.floor(after / 1000),
+    attempt_log: [...d.attempt_log, log],
+  };
+  if (!(await deps.store.recordAttempt(d, next, isNew))) return { kind: "done", reason: "overtaken by another run" };
+  if (status === "succeeded") return { kind: "done", reason: "delivered" };
+  if (status === "retrying") return { kind: "again", delaySeconds: retry.retry ? retry.delaySeconds : 0, reason: "retry scheduled" };
+  // A deleted webhook will never succeed: no point parking the message in the DLQ.
+  if (!webhook) return { kind: "done", reason: "webhook deleted" };
+  return { kind: "again", delaySeconds: 0, reason: "failed: to the DLQ" };
+}
+
+/** `POST .../resend`: a new attempt of the same delivery id (same webhook-id), any status. */
+export async function resendDelivery(
+  hooks: WebhookStore,
+  store: Pick<DeliveryStore, "getDelivery" | "replaceDelivery">,
+  queue: DeliveryQueue,
+  accountId: number,
+  webhookId: number,
+  deliveryId: string,
+  now: Date,
+): Promise<Delivery> {
+  await requireWebhook(hooks, accountId, webhookId);
+  const d = await store.getDelivery(deliveryId);
+  if (!d || d.account_id !== accountId || d.webhook_id !== webhookId) throw new NotFound();
+  const nowMs = now.getTime();
+  const next: Delivery = {
+    ...d,
+    status: "pending",
+    seq: d.seq + 1,
+    resend: true,
+    next_attempt_at: null,
+    due_at_ms: nowMs,
+    updated_at: Math.max(Math.floor(nowMs / 1000), d.updated_at),
+  };
+  await store.replaceDelivery(d, next);
+  await queue.enqueue([{ deliveryId: next.id, accountId, webhookId, seq: next.seq }]);
+  return next;
+}
+
+export async function listDeliveries(
+  hooks: WebhookStore,
+  store: Pick<DeliveryStore, "listDeliveries">,
+  accountId: number,
+  webhookId: number,
+  page: { per: number; page: number; cursor?: string | undefined },
+  now: Date,
+): Promise<DeliveryPage> {
+  await requireWebhook(hooks, accountId, webhookId);
+  return store.listDeliveries(accountId, webhookId, page, Math.floor(now.getTime() / 1000));
+}

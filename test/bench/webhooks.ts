@@ -1,0 +1,247 @@
+/**
+ * Webhook delivery benchmark (`npm run bench:webhooks`), in the sandbox (DynamoDB Local, fauxqs,
+ * the stream and queue pollers, the real handler modules) with real receivers on 127.0.0.1.
+ *
+ * For 1, 10 and 50 webhooks per account: events are created through the API (POST inboxes ->
+ * inbox_created) with a fixed number in flight; each receiver's 200 is timed against the start
+ * of the API call of its event. Then a paced run (steady rate, light load) for latency alone,
+ * and the 10-webhook runs again with one receiver sleeping past WEBHOOK_TIMEOUT: the other nine's
+ * p99 is compared with the all-healthy run of the same shape (ratios within one run).
+ * Prints a table and writes docs/bench/webhooks.json. Never asserts.
+ */
+import { createServer, type Server } from "node:http";
+import { mkdir, writeFile } from "node:fs/promises";
+import { availableParallelism, cpus, loadavg } from "node:os";
+import { join } from "node:path";
+import { PutCommand } from "@aws-sdk/lib-dynamodb";
+import { ROOT } from "../../infra/build.ts";
+import { ensureTable, localClient } from "../../infra/local/dynamo.ts";
+import { db } from "../../shared/db/client.ts";
+import { mainTable } from "../../shared/db/table.ts";
+import { startSandbox, type Sandbox } from "../../infra/local/sandbox.ts";
+
+process.env["AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED"] ??= "true";
+const OUT_FILE = join(ROOT, "docs", "bench", "webhooks.json");
+/** WEBHOOK_TIMEOUT for the run, and the sleeping receiver's delay (past it). */
+const TIMEOUT_S = 3;
+const SLEEP_MS = 4000;
+
+interface Arrival {
+  readonly at: number;
+  readonly path: string;
+  readonly inboxId: number;
+  readonly webhookId: string;
+}
+
+/** One HTTP server, one path per webhook; `/sleepy/...` answers after SLEEP_MS. */
+async function startReceivers(): Promise<{ server: Server; base: string; arrivals: Arrival[] }> {
+  const arrivals: Arrival[] = [];
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", () => {
+      const at = performance.now();
+      const body = JSON.parse(Buffer.concat(chunks).toString("utf8")) as { id: string };
+      const path = req.url ?? "";
+      const reply = () => res.writeHead(200).end();
+      if (path.startsWith("/sleepy")) setTimeout(reply, SLEEP_MS);
+      else {
+        reply();
+        arrivals.push({ at, path, inboxId: Number(body.id), webhookId: String(req.headers["webhook-id"]) });
+      }
+    });
+  });
+  server.keepAliveTimeout = 10_000;
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  return { server, base: `http://127.0.0.1:${(server.address() as { port: number }).port}`, arrivals };
+}
+
+const quantile = (xs: readonly number[], q: number): number => {
+  if (!xs.length) return NaN;
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.max(0, Math.ceil(q * s.length) - 1))]!;
+};
+
+interface Row {
+  readonly scenario: string;
+  readonly webhooks: number;
+  readonly events: number;
+  readonly deliveries: number;
+  readonly missing: number;
+  /** Arrivals of a webhook-id already received: a retry after a timeout the receiver did answer (at-least-once). */
+  readonly redelivered: number;
+  readonly seconds: number;
+  readonly eventsPerSec: number;
+  readonly deliveriesPerSec: number;
+  readonly p50Ms: number;
+  readonly p99Ms: number;
+}
+
+async function main(): Promise<void> {
+  // The machine is shared: the load average is part of the result.
+  const loadavg1mAtStart = Number(loadavg()[0]!.toFixed(1));
+  const sandbox: Sandbox = await startSandbox({ port: 0, env: { WEBHOOK_TIMEOUT: String(TIMEOUT_S), LOG_LEVEL: "warn" } });
+  const { accountId, adminApiKey } = sandbox.info;
+  const api = sandbox.info.apiBase.replace("localhost", "127.0.0.1");
+  const rx = await startReceivers();
+  const call = async (method: string, path: string, body?: unknown) => {
+    const res = await fetch(`${api}/api/v1/accounts/${accountId}${path}`, {
+      method,
+      headers: { "content-type": "application/json", api_access_token: adminApiKey },
+      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+    });
+    const text = await res.text();
+    if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${text}`);
+    return text ? (JSON.parse(text) as any) : undefined;
+  };
+
+  /**
+   * Calibration: conditional PutItems/s this DynamoDB Local sustains right now (50 in flight, on a
+   * table shaped like the main one, stream on). A delivery costs two writes (the fan-out's claim
+   * and the attempt's record) plus reads, so deliveries/s is read against this ceiling.
+   */
+  async function putCeiling(): Promise<number> {
+    const client = localClient(sandbox.dynamoEndpoint);
+    await ensureTable(client, "bench-calibration", mainTable);
+    client.destroy();
+    const total = 1000;
+    let next = 0;
+    const t = performance.now();
+    await Promise.all(
+      Array.from({ length: 50 }, async () => {
+        while (next < total) {
+          const i = next++;
+          await db().send(
+            new PutCommand({ TableName: "bench-calibration", Item: { pk: `CAL#${Date.now()}#${i}`, sk: "CAL", payload: "x".repeat(600) }, ConditionExpression: "attribute_not_exists(pk)" }),
+          );
+        }
+      }),
+    );
+    return Math.round(total / ((performance.now() - t) / 1000));
+  }
+
+  let run = 0;
+  async function scenario(name: string, opts: { webhooks: number; sleepy?: boolean; events: number; inFlight?: number; ratePerSec?: number }): Promise<Row> {
+    run++;
+    const hookIds: number[] = [];
+    for (let i = 0; i < opts.webhooks; i++) {
+      const path = opts.sleepy && i === 0 ? `/sleepy/${run}/${i}` : `/r/${run}/${i}`;
+      hookIds.push((await call("POST", "/webhooks", { url: `${rx.base}${path}`, subscriptions: ["inbox_created"] })).payload.webhook.id);
+    }
+    const healthy = opts.webhooks - (opts.sleepy ? 1 : 0);
+    const started = new Map<number, number>();
+    const prefix = `/r/${run}/`;
+    const mine = () => rx.arrivals.filter((a) => a.path.startsWith(prefix));
+    const t0 = performance.now();
+    const fire = async () => {
+      const t = performance.now();
+      const inbox = (await call("POST", "/inboxes", { name: `bench ${run}`, channel: { type: "api" } })) as { id: number };
+      started.set(inbox.id, t);
+    };
+    if (opts.ratePerSec) {
+      const pending: Promise<void>[] = [];
+      for (let i = 0; i < opts.events; i++) {
+        const due = t0 + (i * 1000) / opts.ratePerSec;
+        const wait = due - performance.now();
+        if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+        pending.push(fire());
+      }
+      await Promise.all(pending);
+    } else {
+      let next = 0;
+      await Promise.all(
+        Array.from({ length: opts.inFlight ?? 8 }, async () => {
+          while (next < opts.events) {
+            next++;
+            await fire();
+          }
+        }),
+      );
+    }
+    const expected = opts.events * healthy;
+    const deadline = performance.now() + 30_000;
+    const unique = () => new Set(mine().map((a) => a.webhookId)).size;
+    while (unique() < expected && performance.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    const all = mine();
+    // First arrival of each webhook-id: what a deduplicating receiver sees.
+    const firstById = new Map<string, Arrival>();
+    for (const a of all) if (!firstById.has(a.webhookId)) firstById.set(a.webhookId, a);
+    const got = [...firstById.values()];
+    const latencies = got.flatMap((a) => {
+      const s = started.get(a.inboxId);
+      return s === undefined ? [] : [a.at - s];
+    });
+    const last = Math.max(...got.map((a) => a.at));
+    const seconds = (last - t0) / 1000;
+
+    const row: Row = {
+      scenario: name,
+      webhooks: opts.webhooks,
+      events: opts.events,
+      deliveries: got.length,
+      missing: Math.max(0, expected - got.length),
+      redelivered: all.length - got.length,
+      seconds: Number(seconds.toFixed(2)),
+      eventsPerSec: Number((opts.events / seconds).toFixed(1)),
+      deliveriesPerSec: Number((got.length / seconds).toFixed(1)),
+      p50Ms: Math.round(quantile(latencies, 0.5)),
+      p99Ms: Math.round(quantile(latencies, 0.99)),
+    };
+    for (const id of hookIds) await call("DELETE", `/webhooks/${id}`);
+    console.error(`  ${name}: done`);
+    return row;
+  }
+
+  try {
+    // Warm-up: module imports, connections, DynamoDB Local's JIT.
+    await scenario("warm-up", { webhooks: 5, events: 30 });
+    const ceilingBefore = await putCeiling();
+    const rows: Row[] = [];
+    rows.push(await scenario("throughput, 1 webhook", { webhooks: 1, events: 300 }));
+    rows.push(await scenario("throughput, 10 webhooks", { webhooks: 10, events: 100 }));
+    rows.push(await scenario("throughput, 10 webhooks, 1 sleeping", { webhooks: 10, sleepy: true, events: 100 }));
+    rows.push(await scenario("throughput, 50 webhooks", { webhooks: 50, events: 40 }));
+    rows.push(await scenario("paced 10/s, 10 webhooks", { webhooks: 10, events: 100, ratePerSec: 10 }));
+    rows.push(await scenario("paced 10/s, 10 webhooks, 1 sleeping", { webhooks: 10, sleepy: true, events: 100, ratePerSec: 10 }));
+
+    const cols: (keyof Row)[] = ["scenario", "webhooks", "events", "deliveries", "missing", "redelivered", "seconds", "eventsPerSec", "deliveriesPerSec", "p50Ms", "p99Ms"];
+    const width = (c: keyof Row) => Math.max(String(c).length, ...rows.map((r) => String(r[c]).length));
+    console.log(cols.map((c) => String(c).padEnd(width(c))).join("  "));
+    for (const r of rows) console.log(cols.map((c) => String(r[c]).padEnd(width(c))).join("  "));
+    const ratio = (a: Row | undefined, b: Row | undefined) => (a && b ? Number((a.p99Ms / b.p99Ms).toFixed(2)) : NaN);
+    const ceilingAfter = await putCeiling();
+    const ceiling = Math.round((ceilingBefore + ceilingAfter) / 2);
+    const best = Math.max(...rows.map((r) => r.deliveriesPerSec));
+    const ratios = {
+      dynamoPutsPerSecCeiling: ceiling,
+      bestDeliveriesPerSecOverPutCeiling: Number((best / ceiling).toFixed(2)),
+      throughputSleepyP99OverHealthyP99: ratio(rows[2], rows[1]),
+      pacedSleepyP99OverHealthyP99: ratio(rows[5], rows[4]),
+    };
+    console.log(`\nDynamoDB Local ceiling: ${ceilingBefore} / ${ceilingAfter} conditional puts/s (before / after); best deliveries/s = ${ratios.bestDeliveriesPerSecOverPutCeiling} x that`);
+    console.log(`load average (1 min) at start ${loadavg1mAtStart}, at end ${loadavg()[0]!.toFixed(1)} on ${availableParallelism()} CPUs`);
+    console.log(`nine healthy receivers' p99 with one sleeping / without: throughput ${ratios.throughputSleepyP99OverHealthyP99}, paced ${ratios.pacedSleepyP99OverHealthyP99}`);
+    await mkdir(join(ROOT, "docs", "bench"), { recursive: true });
+    await writeFile(
+      OUT_FILE,
+      `${JSON.stringify(
+        {
+          generatedAt: new Date().toISOString(),
+          machine: { cpus: availableParallelism(), model: cpus()[0]?.model ?? "unknown", node: process.version, loadavg1mAtEnd: Number(loadavg()[0]!.toFixed(1)), loadavg1mAtStart },
+          settings: { WEBHOOK_TIMEOUT: TIMEOUT_S, sleepingReceiverMs: SLEEP_MS, apiCallsInFlight: 8 },
+          rows,
+          ratios,
+        },
+        null,
+        2,
+      )}\n`,
+    );
+    console.log(`written to ${OUT_FILE}`);
+  } finally {
+    rx.server.closeAllConnections();
+    rx.server.close();
+    await sandbox.stop();
+  }
+}
+
+await main();

@@ -1,0 +1,151 @@
+import { QueryCommand } from "@aws-sdk/lib-dynamodb";
+import { beforeAll, describe, expect, it } from "vitest";
+import { db, mainTableName } from "../../shared/db/client.ts";
+import { invoke } from "../support/api.ts";
+import { makeAccount, type AccountFixture } from "../support/fixtures.ts";
+
+let a: AccountFixture;
+let b: AccountFixture;
+let inboxA = 0;
+let inboxB = 0;
+
+beforeAll(async () => {
+  a = await makeAccount("Hooks A");
+  b = await makeAccount("Hooks B");
+  inboxA = (await invoke("inboxes.create", { params: { account_id: a.accountId }, key: a.adminKey, body: { name: "Support", channel: { type: "api" } } })).json.id;
+  inboxB = (await invoke("inboxes.create", { params: { account_id: b.accountId }, key: b.adminKey, body: { name: "Other", channel: { type: "api" } } })).json.id;
+});
+
+const create = (f: AccountFixture, body: unknown) => invoke("webhooks.create", { params: { account_id: f.accountId }, key: f.adminKey, body });
+
+async function markers(accountId: number) {
+  const out = await db().send(
+    new QueryCommand({
+      TableName: mainTableName(),
+      KeyConditionExpression: "pk = :pk AND begins_with(sk, :p)",
+      ExpressionAttributeValues: { ":pk": `ACCOUNT#${accountId}`, ":p": "WHURL#" },
+      ConsistentRead: true,
+    }),
+  );
+  return out.Items ?? [];
+}
+
+describe("webhook API", () => {
+  it("creates an account-scope webhook with W's fields and a whsec_ secret", async () => {
+    const res = await create(a, { url: "https://hooks.example.com/a", subscriptions: ["message_created", "inbox_created"], name: "CRM" });
+    expect(res.status).toBe(200);
+    const w = res.json.payload.webhook;
+    expect(w).toMatchObject({
+      id: 1, name: "CRM", url: "https://hooks.example.com/a", account_id: a.accountId,
+      subscriptions: ["message_created", "inbox_created"], webhook_type: "account_type", inbox: null,
+    });
+    expect(w.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+    expect(typeof w.created_at).toBe("number");
+    expect(typeof w.updated_at).toBe("number");
+  });
+
+  it("accepts the Chatwoot-wrapped body, and inbox_id alone implies inbox_type", async () => {
+    const res = await create(a, { webhook: { url: "https://hooks.example.com/inbox", subscriptions: ["message_created"], inbox_id: inboxA } });
+    expect(res.status).toBe(200);
+    expect(res.json.payload.webhook).toMatchObject({ id: 2, webhook_type: "inbox_type", inbox: { id: inboxA, name: "Support" } });
+  });
+
+  it.each([
+    [{ url: "ftp://x.example.com", subscriptions: ["message_created"] }, ["url"]],
+    [{ url: "not a url", subscriptions: ["message_created"] }, ["url"]],
+    [{ url: "https://ok.example.com", subscriptions: [] }, ["subscriptions"]],
+    [{ url: "https://ok.example.com", subscriptions: ["message_created", "nope"] }, ["subscriptions"]],
+    [{ url: "https://ok.example.com", subscriptions: [42] }, ["subscriptions"]],
+    [{ url: "https://ok.example.com", subscriptions: ["message_created"], webhook_type: "inbox_type" }, ["inbox_id"]],
+    [{ url: "https://ok.example.com", subscriptions: ["message_created"], inbox_id: 999 }, ["inbox_id"]],
+    [{ url: "https://ok.example.com", subscriptions: ["message_created"], inbox_id: "x" }, ["inbox_id"]],
+  ])("422 for %j on %j", async (body, attributes) => {
+    const res = await create(a, body);
+    expect(res.status).toBe(422);
+    expect(res.json.attributes).toEqual(attributes);
+  });
+
+  it("says 'Subscriptions Invalid events' for an unknown event", async () => {
+    const res = await create(a, { url: "https://ok.example.com", subscriptions: ["sms_sent"] });
+    expect(res.json).toMatchObject({ message: "Subscriptions Invalid events", attributes: ["subscriptions"] });
+  });
+
+  it("refuses another account's inbox", async () => {
+    const res = await create(a, { url: "https://ok.example.com/x", subscriptions: ["message_created"], inbox_id: inboxB + 100 });
+    expect(res.status).toBe(422);
+    expect(res.json.attributes).toEqual(["inbox_id"]);
+  });
+
+  it("refuses a url already registered in the account (normalized), not in another account", async () => {
+    const dup = await create(a, { url: "HTTPS://Hooks.Example.com:443/a", subscriptions: ["contact_created"] });
+    expect(dup.status).toBe(422);
+    expect(dup.json).toEqual({
+      message: "Url has already been taken",
+      attributes: ["url"],
+      errors: [{ field: "url", code: "taken", message: "has already been taken" }],
+    });
+    const other = await create(b, { url: "https://hooks.example.com/a", subscriptions: ["contact_created"] });
+    expect(other.status).toBe(200);
+  });
+
+  it("lets exactly one of concurrent creates of the same url win", async () => {
+    const results = await Promise.all(Array.from({ length: 6 }, () => create(b, { url: "https://race.example.com/h", subscriptions: ["message_created"] })));
+    expect(results.map((r) => r.status).sort()).toEqual([200, 422, 422, 422, 422, 422]);
+    const list = await invoke("webhooks.list", { params: { account_id: b.accountId }, key: b.adminKey });
+    expect(list.json.payload.webhooks.filter((w: { url: string }) => w.url === "https://race.example.com/h")).toHaveLength(1);
+    expect((await markers(b.accountId)).length).toBe(list.json.payload.webhooks.length);
+  });
+
+  it("lists and shows only the caller's webhooks; 404 for another account's id", async () => {
+    const list = await invoke("webhooks.list", { params: { account_id: a.accountId }, key: a.adminKey });
+    expect(list.status).toBe(200);
+    expect(list.json.payload.webhooks.map((w: { id: number }) => w.id)).toEqual([1, 2]);
+    const show = await invoke("webhooks.show", { params: { account_id: a.accountId, webhook_id: 2 }, key: a.adminKey });
+    expect(show.json.payload.webhook).toMatchObject({ id: 2, inbox: { id: inboxA, name: "Support" } });
+    const missing = await invoke("webhooks.show", { params: { account_id: a.accountId, webhook_id: 99 }, key: a.adminKey });
+    expect(missing.status).toBe(404);
+  });
+
+  it("updates fields, moves the url marker atomically, and refuses a taken url", async () => {
+    const upd = await invoke("webhooks.update", {
+      params: { account_id: a.accountId, webhook_id: 1 },
+      key: a.adminKey,
+      body: { webhook: { url: "https://hooks.example.com/a2", subscriptions: ["contact_updated"], name: "CRM 2" } },
+    });
+    expect(upd.status).toBe(200);
+    expect(upd.json.payload.webhook).toMatchObject({ url: "https://hooks.example.com/a2", subscriptions: ["contact_updated"], name: "CRM 2" });
+    // The old url is free again, the new one is taken.
+    expect((await create(a, { url: "https://hooks.example.com/a", subscriptions: ["message_created"] })).status).toBe(200);
+    const clash = await invoke("webhooks.update", { params: { account_id: a.accountId, webhook_id: 2 }, key: a.adminKey, body: { url: "https://hooks.example.com/a2" } });
+    expect(clash.status).toBe(422);
+    expect(clash.json.attributes).toEqual(["url"]);
+    const toAccount = await invoke("webhooks.update", { params: { account_id: a.accountId, webhook_id: 2 }, key: a.adminKey, body: { webhook_type: "account_type" } });
+    expect(toAccount.json.payload.webhook).toMatchObject({ webhook_type: "account_type", inbox: null });
+    expect((await markers(a.accountId)).length).toBe(3);
+  });
+
+  it("resets the secret", async () => {
+    const before = (await invoke("webhooks.show", { params: { account_id: a.accountId, webhook_id: 1 }, key: a.adminKey })).json.payload.webhook.secret;
+    const res = await invoke("webhooks.reset_secret", { params: { account_id: a.accountId, webhook_id: 1 }, key: a.adminKey });
+    expect(res.status).toBe(200);
+    expect(res.json.payload.webhook.secret).toMatch(/^whsec_/);
+    expect(res.json.payload.webhook.secret).not.toBe(before);
+  });
+
+  it("deletes with an empty 200, frees the url for re-registration, and 404s after", async () => {
+    const del = await invoke("webhooks.delete", { params: { account_id: a.accountId, webhook_id: 1 }, key: a.adminKey });
+    expect(del.status).toBe(200);
+    expect(del.text).toBe("");
+    expect((await invoke("webhooks.show", { params: { account_id: a.accountId, webhook_id: 1 }, key: a.adminKey })).status).toBe(404);
+    expect((await invoke("webhooks.delete", { params: { account_id: a.accountId, webhook_id: 1 }, key: a.adminKey })).status).toBe(404);
+    const again = await create(a, { url: "https://hooks.example.com/a2", subscriptions: ["message_created"] });
+    expect(again.status).toBe(200);
+    expect(again.json.payload.webhook.id).toBeGreaterThan(2);
+  });
+
+  it("refuses agents (administrators only)", async () => {
+    const res = await invoke("webhooks.list", { params: { account_id: a.accountId }, key: a.agentKey });
+    expect(res.status).toBe(401);
+    expect(res.json.code).toBe("forbidden_action");
+  });
+});

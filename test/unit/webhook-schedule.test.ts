@@ -1,0 +1,38 @@
+import { describe, expect, it } from "vitest";
+import { DEFAULT_RETRY_SCHEDULE, maxAttempts, nextRetry, parseRetryAfter, parseSchedule } from "../../shared/delivery/schedule.ts";
+
+describe("retry schedule", () => {
+  it("defaults to API.md's 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h: 8 attempts", () => {
+    expect(parseSchedule(undefined)).toEqual([5, 300, 1800, 7200, 18000, 36000, 36000]);
+    expect(maxAttempts(DEFAULT_RETRY_SCHEDULE)).toBe(8);
+  });
+
+  it("parses an override and rejects bad ones", () => {
+    expect(parseSchedule("1, 2,3")).toEqual([1, 2, 3]);
+    expect(() => parseSchedule("1,x")).toThrow(/WEBHOOK_RETRY_SCHEDULE/);
+    expect(() => parseSchedule("1,,2")).toThrow(/WEBHOOK_RETRY_SCHEDULE/);
+    expect(() => parseSchedule("-1")).toThrow(/WEBHOOK_RETRY_SCHEDULE/);
+    expect(() => parseSchedule("50000")).toThrow(/WEBHOOK_RETRY_SCHEDULE/);
+  });
+
+  it("gives the step after each failed attempt, then gives up", () => {
+    const s = DEFAULT_RETRY_SCHEDULE;
+    expect(nextRetry(s, 1)).toEqual({ retry: true, delaySeconds: 5 });
+    expect(nextRetry(s, 2)).toEqual({ retry: true, delaySeconds: 300 });
+    expect(nextRetry(s, 7)).toEqual({ retry: true, delaySeconds: 36000 });
+    expect(nextRetry(s, 8)).toEqual({ retry: false });
+  });
+
+  it("honours Retry-After up to the next step", () => {
+    expect(nextRetry(DEFAULT_RETRY_SCHEDULE, 2, 60)).toEqual({ retry: true, delaySeconds: 60 });
+    expect(nextRetry(DEFAULT_RETRY_SCHEDULE, 1, 60)).toEqual({ retry: true, delaySeconds: 5 });
+  });
+
+  it("reads Retry-After as seconds or an HTTP date", () => {
+    const now = Date.parse("2026-01-01T00:00:00Z");
+    expect(parseRetryAfter("120", now)).toBe(120);
+    expect(parseRetryAfter("Thu, 01 Jan 2026 00:00:30 GMT", now)).toBe(30);
+    expect(parseRetryAfter("soon", now)).toBeUndefined();
+    expect(parseRetryAfter(undefined, now)).toBeUndefined();
+  });
+});
