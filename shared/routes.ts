@@ -49,6 +49,12 @@ export const routes = [
   // Webhooks
 
   // Contacts, conversations, messages, widget, upload, reports
+  { id: "contacts.list", method: "GET", path: `${ACC}/contacts`, fn: "contacts-list", auth: "api_key", role: "agent", throttle: [] },
+  { id: "contacts.create", method: "POST", path: `${ACC}/contacts`, fn: "contacts-create", auth: "api_key", role: "agent", throttle: [] },
+  { id: "contacts.search", method: "GET", path: `${ACC}/contacts/search`, fn: "contacts-search", auth: "api_key", role: "agent", throttle: ["contact_search"] },
+  { id: "contacts.show", method: "GET", path: `${ACC}/contacts/{contact_id}`, fn: "contacts-show", auth: "api_key", role: "agent", throttle: [] },
+  { id: "contacts.update", method: "PATCH", path: `${ACC}/contacts/{contact_id}`, fn: "contacts-update", auth: "api_key", role: "agent", throttle: [] },
+  { id: "contacts.replace", method: "PUT", path: `${ACC}/contacts/{contact_id}`, fn: "contacts-update", auth: "api_key", role: "agent", throttle: [] },
 
   // Authentication and API keys
 
