@@ -55,6 +55,18 @@ export const routes = [
   { id: "contacts.show", method: "GET", path: `${ACC}/contacts/{contact_id}`, fn: "contacts-show", auth: "api_key", role: "agent", throttle: [] },
   { id: "contacts.update", method: "PATCH", path: `${ACC}/contacts/{contact_id}`, fn: "contacts-update", auth: "api_key", role: "agent", throttle: [] },
   { id: "contacts.replace", method: "PUT", path: `${ACC}/contacts/{contact_id}`, fn: "contacts-update", auth: "api_key", role: "agent", throttle: [] },
+  { id: "conversations.list", method: "GET", path: `${ACC}/conversations`, fn: "conversations-list", auth: "api_key", role: "agent", throttle: [] },
+  { id: "conversations.create", method: "POST", path: `${ACC}/conversations`, fn: "conversations-create", auth: "api_key", role: "agent", throttle: [] },
+  { id: "conversations.meta", method: "GET", path: `${ACC}/conversations/meta`, fn: "conversations-meta", auth: "api_key", role: "agent", throttle: ["conversations_meta"] },
+  { id: "conversations.show", method: "GET", path: `${ACC}/conversations/{conversation_id}`, fn: "conversations-show", auth: "api_key", role: "agent", throttle: [] },
+  { id: "conversations.update", method: "PATCH", path: `${ACC}/conversations/{conversation_id}`, fn: "conversations-update", auth: "api_key", role: "agent", throttle: [] },
+  { id: "conversations.toggle_status", method: "POST", path: `${ACC}/conversations/{conversation_id}/toggle_status`, fn: "conversations-toggle-status", auth: "api_key", role: "agent", throttle: [] },
+  { id: "conversations.toggle_typing_status", method: "POST", path: `${ACC}/conversations/{conversation_id}/toggle_typing_status`, fn: "conversations-toggle-typing", auth: "api_key", role: "agent", throttle: [] },
+  { id: "conversations.assignments", method: "POST", path: `${ACC}/conversations/{conversation_id}/assignments`, fn: "conversations-assign", auth: "api_key", role: "agent", throttle: [] },
+  { id: "conversations.transcript", method: "GET", path: `${ACC}/conversations/{conversation_id}/transcript`, fn: "conversations-transcript", auth: "api_key", role: "agent", throttle: ["transcript"] },
+  { id: "messages.list", method: "GET", path: `${ACC}/conversations/{conversation_id}/messages`, fn: "messages-list", auth: "api_key", role: "agent", throttle: [] },
+  { id: "messages.create", method: "POST", path: `${ACC}/conversations/{conversation_id}/messages`, fn: "messages-create", auth: "api_key", role: "agent", throttle: [] },
+  { id: "messages.update", method: "PATCH", path: `${ACC}/conversations/{conversation_id}/messages/{message_id}`, fn: "messages-update", auth: "api_key", role: "agent", throttle: [] },
 
   // Authentication and API keys
 

@@ -47,12 +47,12 @@ export const keys = {
 
   conversation: (accountId: number, conversationId: number) => ({ pk: `ACCOUNT#${accountId}`, sk: `CONV#${pad(conversationId)}` }),
   conversationPrefix: (accountId: number) => ({ pk: `ACCOUNT#${accountId}`, skPrefix: "CONV#" }),
-  /** GSI1 of a conversation: the account's conversations by status. */
-  conversationGsi1: (accountId: number, status: string, conversationId: number) => ({ gsi1pk: `ACCOUNT#${accountId}#CONVS`, gsi1sk: `${status}#${pad(conversationId)}` }),
-  /** GSI2 of a conversation: one inbox's conversations by status. */
+  /** GSI1 of a conversation: the account's conversations of one status, by id. */
+  conversationGsi1: (accountId: number, status: string, conversationId: number) => ({ gsi1pk: `ACCOUNT#${accountId}#CONVS#${status}`, gsi1sk: pad(conversationId) }),
+  /** GSI2 of a conversation: one inbox's conversations of one status, by id. */
   conversationGsi2: (accountId: number, inboxId: number, status: string, conversationId: number) => ({
-    gsi2pk: `ACCOUNT#${accountId}#INBOX#${inboxId}#CONVS`,
-    gsi2sk: `${status}#${pad(conversationId)}`,
+    gsi2pk: `ACCOUNT#${accountId}#INBOX#${inboxId}#CONVS#${status}`,
+    gsi2sk: pad(conversationId),
   }),
   /** Counter item of conversations/meta: one per (status, inbox or "*"). */
   conversationCounter: (accountId: number, status: string, inboxId: number | "*") => ({ pk: `ACCOUNT#${accountId}`, sk: `CONVMETA#${status}#${inboxId}` }),
