@@ -67,6 +67,7 @@ export const routes = [
   { id: "messages.list", method: "GET", path: `${ACC}/conversations/{conversation_id}/messages`, fn: "messages-list", auth: "api_key", role: "agent", throttle: [] },
   { id: "messages.create", method: "POST", path: `${ACC}/conversations/{conversation_id}/messages`, fn: "messages-create", auth: "api_key", role: "agent", throttle: [] },
   { id: "messages.update", method: "PATCH", path: `${ACC}/conversations/{conversation_id}/messages/{message_id}`, fn: "messages-update", auth: "api_key", role: "agent", throttle: [] },
+  { id: "upload.create", method: "POST", path: `${ACC}/upload`, fn: "upload-create", auth: "api_key", role: "agent", throttle: ["upload"], body: "multipart", maxBodyBytes: 5_767_168, memoryMb: 512 },
   { id: "reports.show", method: "GET", path: "/api/v2/accounts/{account_id}/reports", fn: "reports-show", auth: "api_key", role: "agent", throttle: ["reports_account", "reports_user"] },
   { id: "widget.events", method: "POST", path: "/api/v1/widget/events", fn: "widget-events", auth: "public", throttle: ["widget_events"] },
 

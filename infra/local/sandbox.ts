@@ -11,6 +11,11 @@ import { resetDb } from "../../shared/db/client.ts";
 import { ensureTable, localClient, LOCAL_CREDENTIALS, startDynamoLocal, type DynamoLocal } from "./dynamo.ts";
 import { seedDemo, type SeedResult } from "./seed.ts";
 import { startGateway } from "./gateway.ts";
+import { startLocalAws, type LocalAws } from "./fauxqs.ts";
+import { resetS3 } from "../../shared/db/s3.ts";
+
+/** Bucket of the sandbox's uploads (fauxqs S3). */
+export const SANDBOX_UPLOADS_BUCKET = "conversa-uploads";
 
 export interface SandboxOptions {
   /** HTTP port; 0 = a free one. */
@@ -53,6 +58,7 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
     opts.dynamoEndpoint ??
     (dynamo = await startDynamoLocal(dataDir ? { dbPath: join(dataDir, "dynamodb") } : {})).endpoint;
 
+  const localAws: LocalAws = await startLocalAws({ buckets: [SANDBOX_UPLOADS_BUCKET] });
   const tableName = opts.tableName ?? "conversa-main";
   const throttleTableName = opts.throttleTableName ?? "conversa-throttle";
   Object.assign(process.env, {
@@ -63,10 +69,13 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
     DYNAMODB_ENDPOINT: endpoint,
     TABLE_NAME: tableName,
     THROTTLE_TABLE_NAME: throttleTableName,
+    S3_ENDPOINT: localAws.endpoint,
+    UPLOADS_BUCKET: SANDBOX_UPLOADS_BUCKET,
     ...opts.env,
   });
   resetConfig();
   resetDb();
+  resetS3();
 
   let server: Server | undefined;
   try {
@@ -92,11 +101,14 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
           srv.closeAllConnections();
         });
         resetDb();
+        resetS3();
+        await localAws.stop();
         await dynamo?.stop();
       },
     };
   } catch (err) {
     server?.close();
+    await localAws.stop();
     await dynamo?.stop();
     throw err;
   }

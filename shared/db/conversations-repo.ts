@@ -118,7 +118,14 @@ export const conversationsRepo: ConversationStore = {
 
   async getAttachments(accountId, blobIds) {
     const items = await batchGet(blobIds.map((id) => keys.upload(accountId, id)));
-    return items.map((i) => strip<Attachment>(i));
+    return items.map((i) => ({
+      id: Number(i["id"]),
+      file_type: String(i["file_type"]),
+      content_type: String(i["content_type"]),
+      file_name: String(i["file_name"]),
+      file_size: Number(i["file_size"]),
+      blob_key: String(i["blob_key"]),
+    }) satisfies Attachment);
   },
 
   async insertConversation(conv, message, effects, events) {
