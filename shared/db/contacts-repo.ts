@@ -12,8 +12,9 @@ import { batchGet, queryAll, readRange } from "./query.ts";
 
 const TX_LIMIT = 100;
 const UPDATABLE = ["name", "email", "phone_number", "identifier", "custom_attributes", "additional_attributes", "updated_at"] as const;
-/** Posting lists are read in rounds of this many keys; the first exhausted list wins. */
-const POSTING_PAGE = 400;
+/** Posting lists are read in rounds (first page small, then x4 up to the max); the first exhausted list wins. */
+const POSTING_FIRST_PAGE = 40;
+const POSTING_MAX_PAGE = 1000;
 const CONTACT_ID_MAX = 9_999_999_999;
 
 export const toContact = (item: Record<string, unknown>): Contact => remember(strip<Contact>(item), item["rev"]);
@@ -25,6 +26,20 @@ const posting = (accountId: number, tri: string, contactId: number) => ({ ...key
 const taken = (field: "email" | "identifier") => ValidationError.field(field, "taken", "has already been taken");
 
 type Marker = { field: "email" | "identifier"; index: number };
+
+/**
+ * Every item of a new contact (contact, uniqueness markers, search postings) without the counter
+ * and the outbox: for bulk seeding (sandbox benchmarks). Requests go through insertContact.
+ */
+export function contactSeedItems(contact: Contact, trigrams: readonly string[]): Record<string, unknown>[] {
+  const a = contact.account_id;
+  return [
+    contactPut(contact, newRev()),
+    ...(contact.email ? [{ ...keys.contactEmail(a, contact.email), entity: "contact_email", contactId: contact.id }] : []),
+    ...(contact.identifier ? [{ ...keys.contactIdentifier(a, contact.identifier), entity: "contact_identifier", contactId: contact.id }] : []),
+    ...trigrams.map((tri) => posting(a, tri, contact.id)),
+  ];
+}
 
 /** Runs the transaction, mapping a failed uniqueness marker to its 422. */
 async function writeWithMarkers(items: TransactItem[], markers: Marker[], events: readonly DomainEvent[]): Promise<void> {
@@ -71,7 +86,7 @@ async function postingIds(accountId: number, plan: SearchPlan): Promise<number[]
     start: undefined as Record<string, unknown> | undefined,
     done: false,
   }));
-  for (;;) {
+  for (let limit = POSTING_FIRST_PAGE; ; limit = Math.min(limit * 4, POSTING_MAX_PAGE)) {
     await Promise.all(
       lists.map(async (l) => {
         const out = await db().send(
@@ -80,7 +95,7 @@ async function postingIds(accountId: number, plan: SearchPlan): Promise<number[]
             KeyConditionExpression: "pk = :pk AND begins_with(sk, :p)",
             ExpressionAttributeValues: { ":pk": l.pk, ":p": l.prefix },
             ProjectionExpression: "sk",
-            Limit: POSTING_PAGE,
+            Limit: limit,
             ExclusiveStartKey: l.start,
           }),
         );
