@@ -145,6 +145,29 @@ describe("conversations", () => {
   });
 });
 
+describe("counters under concurrency", () => {
+  it("keep meta equal to the conversations' real states when status changes race", async () => {
+    const c = await makeAccount("Race");
+    const inbox = (await invoke("inboxes.create", { params: P(c), key: c.adminKey, body: { name: "R", channel: { type: "api" } } })).json.id;
+    const contact = (await invoke("contacts.create", { params: P(c), key: c.agentKey, body: { name: "R" } })).json.payload.contact.id;
+    for (let i = 0; i < 3; i++) await invoke("conversations.create", { params: P(c), key: c.agentKey, body: { inbox_id: inbox, contact_id: contact } });
+
+    const statuses = ["resolved", "pending", "snoozed", "open"] as const;
+    const results = await Promise.all(
+      Array.from({ length: 12 }, (_, i) =>
+        invoke("conversations.toggle_status", { params: P(c, { conversation_id: (i % 3) + 1 }), key: c.agentKey, body: { status: statuses[i % 4] } }),
+      ),
+    );
+
+    expect(results.every((r) => r.status === 200 || r.status === 409)).toBe(true);
+    const actual = await invoke("conversations.list", { params: P(c), key: c.agentKey, query: { status: "all" } });
+    const byStatus = new Map<string, number>();
+    for (const conv of actual.json.data.payload as { status: string }[]) byStatus.set(conv.status, (byStatus.get(conv.status) ?? 0) + 1);
+    for (const s of statuses) expect((await meta(c, c.agentKey, { status: s })).all_count, s).toBe(byStatus.get(s) ?? 0);
+    expect((await meta(c, c.agentKey, { status: "all", inbox_id: String(inbox) })).all_count).toBe(3);
+  });
+});
+
 describe("messages", () => {
   it("creates incoming, outgoing and private messages with message_created payloads", async () => {
     const incoming = await invoke("messages.create", { params: P(a, { conversation_id: 1 }), key: a.agentKey, body: { content: "I need help", message_type: "incoming" } });
