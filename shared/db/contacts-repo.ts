@@ -8,7 +8,7 @@ import { accountsRepo } from "./accounts-repo.ts";
 import { cancelledOnCondition, db, failedConditionIndexes, mainTableName } from "./client.ts";
 import { getItem, guardConcurrent, newRev, nextAccountScopedId, remember, revOf, strip, transact, type TransactItem } from "./items.ts";
 import { keys, pad } from "./keys.ts";
-import { batchGet, queryAll, readRange } from "./query.ts";
+import { batchGet, prefixRange, queryAll, readRange } from "./query.ts";
 
 const TX_LIMIT = 100;
 const UPDATABLE = ["name", "email", "phone_number", "identifier", "custom_attributes", "additional_attributes", "updated_at"] as const;
@@ -72,8 +72,8 @@ async function deleteLater(keyList: { pk: string; sk: string }[]): Promise<void>
 async function postingIds(accountId: number, plan: SearchPlan): Promise<number[]> {
   if (plan.kind === "prefix") {
     const items = await queryAll({
-      KeyConditionExpression: "pk = :pk AND begins_with(sk, :p)",
-      ExpressionAttributeValues: { ":pk": keys.contactTrigramPartition(accountId, plan.firstChar).pk, ":p": plan.prefix },
+      KeyConditionExpression: "pk = :pk AND sk BETWEEN :lo AND :hi",
+      ExpressionAttributeValues: { ":pk": keys.contactTrigramPartition(accountId, plan.firstChar).pk, ":lo": prefixRange(plan.prefix).lo, ":hi": prefixRange(plan.prefix).hi },
       ProjectionExpression: "sk",
     });
     return [...new Set(items.map((i) => idFromPostingSk(String(i["sk"]))))];
@@ -92,8 +92,8 @@ async function postingIds(accountId: number, plan: SearchPlan): Promise<number[]
         const out = await db().send(
           new QueryCommand({
             TableName: mainTableName(),
-            KeyConditionExpression: "pk = :pk AND begins_with(sk, :p)",
-            ExpressionAttributeValues: { ":pk": l.pk, ":p": l.prefix },
+            KeyConditionExpression: "pk = :pk AND sk BETWEEN :lo AND :hi",
+            ExpressionAttributeValues: { ":pk": l.pk, ":lo": prefixRange(l.prefix).lo, ":hi": prefixRange(l.prefix).hi },
             ProjectionExpression: "sk",
             Limit: limit,
             ExclusiveStartKey: l.start,

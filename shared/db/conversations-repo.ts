@@ -12,7 +12,7 @@ import { contactsRepo } from "./contacts-repo.ts";
 import { inboxesRepo } from "./inboxes-repo.ts";
 import { getItem, guardConcurrent, newRev, nextAccountScopedId, remember, strip, transact, unchangedSince, type TransactItem } from "./items.ts";
 import { keys, pad } from "./keys.ts";
-import { batchGet, queryAll, readRange } from "./query.ts";
+import { batchGet, prefixRange, queryAll, readRange } from "./query.ts";
 
 const ID_MAX = 9_999_999_999;
 
@@ -290,7 +290,8 @@ export const conversationsRepo: ConversationStore = {
 
   async allMessages(accountId, conversationId) {
     const k = keys.messagePrefix(accountId, conversationId);
-    const items = await queryAll({ KeyConditionExpression: "pk = :pk AND begins_with(sk, :p)", ExpressionAttributeValues: { ":pk": k.pk, ":p": k.skPrefix } });
+    const r = prefixRange(k.skPrefix);
+    const items = await queryAll({ KeyConditionExpression: "pk = :pk AND sk BETWEEN :lo AND :hi", ExpressionAttributeValues: { ":pk": k.pk, ":lo": r.lo, ":hi": r.hi } });
     return items.map(toMessage);
   },
 

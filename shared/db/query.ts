@@ -4,6 +4,14 @@ import type { QueryCommandInput } from "@aws-sdk/lib-dynamodb";
 import { db, mainTableName } from "./client.ts";
 
 type Item = Record<string, unknown>;
+
+/**
+ * `sk BETWEEN :lo AND :hi` bounds of every sort key starting with `prefix` (the highest code point
+ * closes the range). Used instead of `begins_with`, which DynamoDB Local evaluates by reading the
+ * whole partition (measured: 58 ms vs 10 ms on a 20 000-item partition); on DynamoDB both are
+ * key conditions.
+ */
+export const prefixRange = (prefix: string) => ({ lo: prefix, hi: `${prefix}\u{10FFFF}` });
 type Key = { pk: string; sk: string };
 
 /** BatchGetItem in chunks of 100, retrying unprocessed keys; order of the result is unspecified. */

@@ -463,18 +463,20 @@ export interface CreateMessageInput {
 
 export async function createMessage(store: ConversationStore, accountId: number, conversationId: number, userId: number, input: CreateMessageInput, now: Date): Promise<Message> {
   const type = input.message_type ?? "outgoing";
-  const [account, conv, users, id, attachments] = await Promise.all([
+  const convP = requireConversation(store, accountId, conversationId);
+  // The inbox and contact reads start as soon as the conversation is known, beside the others.
+  const [account, conv, users, id, attachments, [inbox, contact]] = await Promise.all([
     need(store.getAccount(accountId)),
-    requireConversation(store, accountId, conversationId),
+    convP,
     type === "outgoing" ? store.getUsers([userId]) : Promise.resolve([]),
     store.nextId(accountId, "message"),
     input.attachment_ids?.length ? store.getAttachments(accountId, input.attachment_ids) : Promise.resolve([]),
+    convP.then((c) => Promise.all([need(store.getInbox(accountId, c.inbox_id)), type === "incoming" ? store.getContact(accountId, c.contact_id) : Promise.resolve(undefined)])),
   ]);
   if (input.attachment_ids?.length && attachments.length !== new Set(input.attachment_ids).size) {
     throw ValidationError.field("attachment_ids", "invalid", "contains an unknown upload");
   }
   if (!input.content && attachments.length === 0) throw ValidationError.field("content", "blank", "can't be blank");
-  const [inbox, contact] = await Promise.all([need(store.getInbox(accountId, conv.inbox_id)), type === "incoming" ? store.getContact(accountId, conv.contact_id) : Promise.resolve(undefined)]);
   const sender = type === "incoming" ? (contact ? contactSender(contact) : null) : users[0] ? userSender(users[0]) : null;
   const ts = secondsOf(now);
   const message = newMessage(conv, id, { content: input.content ?? null, message_type: type, private: input.private ?? false, content_attributes: input.content_attributes, source_id: input.source_id }, sender, attachments, ts);
