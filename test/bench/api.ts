@@ -10,7 +10,7 @@
  * Prints a table and writes docs/bench/api.json. Never asserts.
  */
 import autocannon from "autocannon";
-import { BatchWriteCommand, DynamoDBDocumentClient, GetCommand, PutCommand } from "@aws-sdk/lib-dynamodb";
+import { BatchWriteCommand, DynamoDBDocumentClient, GetCommand, PutCommand, TransactWriteCommand } from "@aws-sdk/lib-dynamodb";
 import { mkdir, writeFile } from "node:fs/promises";
 import { cpus } from "node:os";
 import { join } from "node:path";
@@ -89,6 +89,32 @@ async function getItemMedian(doc: DynamoDBDocumentClient, table: string, account
   return { p50: samples[Math.floor(samples.length / 2)]!, p99: samples[Math.floor(samples.length * 0.99)]! };
 }
 
+/**
+ * A bare TransactWriteItems shaped like message create's (message put, conversation update, two
+ * report counters, contact touch, outbox put): the emulator's own cost of the write.
+ */
+async function transactMedian(doc: DynamoDBDocumentClient, table: string, accountId: number): Promise<{ p50: number; p99: number }> {
+  const samples: number[] = [];
+  for (let i = 0; i < 250; i++) {
+    const t0 = performance.now();
+    await doc.send(
+      new TransactWriteCommand({
+        TransactItems: [
+          { Put: { TableName: table, Item: { pk: `BENCH#${accountId}`, sk: `MSG#${i}`, content: "x".repeat(200) }, ConditionExpression: "attribute_not_exists(pk)" } },
+          { Update: { TableName: table, Key: { pk: `BENCH#${accountId}`, sk: "CONV" }, UpdateExpression: "SET t = :t ADD n :one", ExpressionAttributeValues: { ":t": i, ":one": 1 } } },
+          { Update: { TableName: table, Key: { pk: `BENCH#${accountId}`, sk: "DAY#a" }, UpdateExpression: "ADD n :one", ExpressionAttributeValues: { ":one": 1 } } },
+          { Update: { TableName: table, Key: { pk: `BENCH#${accountId}`, sk: "DAY#i" }, UpdateExpression: "ADD n :one", ExpressionAttributeValues: { ":one": 1 } } },
+          { Update: { TableName: table, Key: keys.contact(accountId, 1), UpdateExpression: "SET bench_t = :t", ExpressionAttributeValues: { ":t": i } } },
+          { Put: { TableName: table, Item: { pk: `BENCH_OUTBOX#${i}`, sk: "OUTBOX", payload: "y".repeat(600) } } },
+        ],
+      }),
+    );
+    if (i >= 25) samples.push(performance.now() - t0);
+  }
+  samples.sort((a, b) => a - b);
+  return { p50: samples[Math.floor(samples.length / 2)]!, p99: samples[Math.floor(samples.length * 0.99)]! };
+}
+
 interface Row {
   readonly name: string;
   readonly connections: number;
@@ -138,6 +164,8 @@ try {
   const getItem = await getItemMedian(doc, table, info.accountId);
   const b = getItem.p50;
   console.log(`bare GetItem: p50 ${b.toFixed(2)} ms, p99 ${getItem.p99.toFixed(2)} ms`);
+  const tx = await transactMedian(doc, table, info.accountId);
+  console.log(`bare TransactWriteItems (6 items): p50 ${tx.p50.toFixed(2)} ms, p99 ${tx.p99.toFixed(2)} ms`);
 
   // An e-mail fragment of one contact: "<first><i>@".
   const selective = (i: number) => {
@@ -167,11 +195,12 @@ try {
     rows.push(await load("conversations/meta", { ...meta, connections }, b));
   }
 
-  const width = Math.max(...rows.map((r) => r.name.length));
+  const width = Math.max(34, ...rows.map((r) => r.name.length));
   const lines = [
     `${"route".padEnd(width)}  conns  req/s    p50 ms  p99 ms  p50/GetItem  non-2xx`,
     ...rows.map((r) => `${r.name.padEnd(width)}  ${String(r.connections).padStart(5)}  ${String(r.reqPerSec).padStart(5)}  ${r.p50.toFixed(1).padStart(8)}  ${r.p99.toFixed(1).padStart(6)}  ${`${r.ratioP50}x`.padStart(11)}  ${String(r.non2xx).padStart(7)}`),
     `${"bare DynamoDB GetItem (sequential)".padEnd(width)}      1      -  ${b.toFixed(2).padStart(8)}  ${getItem.p99.toFixed(1).padStart(6)}  ${"1x".padStart(11)}`,
+    `${"bare TransactWriteItems, 6 items".padEnd(width)}      1      -  ${tx.p50.toFixed(2).padStart(8)}  ${tx.p99.toFixed(1).padStart(6)}  ${`${Math.round((tx.p50 / b) * 10) / 10}x`.padStart(11)}`,
   ];
   console.log(`\n${lines.join("\n")}\n`);
   console.log("Goals (issue 4, at 1 connection): contact search p50 <= 4x, message create p50 <= 6x the GetItem p50.");
@@ -188,6 +217,7 @@ try {
         seed: seeded,
         durationSeconds: DURATION_S,
         getItem: { p50Ms: b, p99Ms: getItem.p99, samples: GETITEM_SAMPLES },
+        transactWrite6: { p50Ms: tx.p50, p99Ms: tx.p99, samples: 225, ratioToGetItem: Math.round((tx.p50 / b) * 10) / 10 },
         rows,
       },
       null,
