@@ -103,7 +103,9 @@ describe("contact -> conversation -> incoming message -> resolve, over HTTP", ()
     expect(updated!.payload).toMatchObject({ event: "conversation_updated", id: String(convId), status: "resolved", changed_attributes: [{ status: { previous_value: "open", current_value: "resolved" } }] });
 
     const order = (await outboxOf(accountId)).map((e) => e.event).filter((e) => e !== "inbox_created");
-    expect(order).toEqual(["contact_created", "conversation_created", "message_created", "conversation_status_changed", "conversation_updated"]);
+    // The last two come from one transaction (same occurredAt): their relative order is not defined.
+    expect(order.slice(0, 3)).toEqual(["contact_created", "conversation_created", "message_created"]);
+    expect(order.slice(3).sort()).toEqual(["conversation_status_changed", "conversation_updated"]);
 
     const meta = await call("GET", "/conversations/meta?status=resolved");
     expect(meta.json).toEqual({ meta: { mine_count: 0, assigned_count: 0, unassigned_count: 1, all_count: 1 } });
