@@ -17,7 +17,7 @@ export const MAX_TRIGRAMS = 90;
 /** End-of-field sentinel; control characters are removed from indexed text and queries. */
 export const END = "\u0001";
 /** How many of a long query's trigrams are read (spread over the query). */
-export const QUERY_TRIGRAMS = 5;
+export const QUERY_TRIGRAMS = 3;
 
 export interface SearchableContact {
   readonly name: string | null;
