@@ -58,7 +58,10 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
     opts.dynamoEndpoint ??
     (dynamo = await startDynamoLocal(dataDir ? { dbPath: join(dataDir, "dynamodb") } : {})).endpoint;
 
-  const localAws: LocalAws = await startLocalAws({ buckets: [SANDBOX_UPLOADS_BUCKET] });
+  const localAws: LocalAws = await startLocalAws({ buckets: [SANDBOX_UPLOADS_BUCKET] }).catch(async (err: unknown) => {
+    await dynamo?.stop();
+    throw err;
+  });
   const tableName = opts.tableName ?? "conversa-main";
   const throttleTableName = opts.throttleTableName ?? "conversa-throttle";
   Object.assign(process.env, {

@@ -269,8 +269,31 @@ export const conversationsRepo: ConversationStore = {
     return item ? toMessage(item) : undefined;
   },
 
-  async replaceMessage(prev, next, events) {
-    await guardConcurrent(() => transact([{ Put: { TableName: mainTableName(), Item: messageItem(next), ...unchangedSince(prev) } }], events));
+  async replaceMessage(prev, next, conv, events) {
+    const table = mainTableName();
+    const isLast = conv.last_message?.id === next.id;
+    await guardConcurrent(() =>
+      transact(
+        [
+          { Put: { TableName: table, Item: messageItem(next), ...unchangedSince(prev) } },
+          // A newer message arriving meanwhile fails the condition: a 409 the client retries.
+          ...(isLast
+            ? [
+                {
+                  Update: {
+                    TableName: table,
+                    Key: keys.conversation(conv.account_id, conv.id),
+                    UpdateExpression: "SET last_message = :m",
+                    ConditionExpression: "last_message.id = :id",
+                    ExpressionAttributeValues: { ":m": next, ":id": next.id },
+                  },
+                },
+              ]
+            : []),
+        ],
+        events,
+      ),
+    );
   },
 
   async listMessages(accountId, conversationId, req) {

@@ -133,7 +133,8 @@ export interface ConversationStore {
   /** Writes the message and bumps the conversation (count, last message, activity, first reply). */
   insertMessage(conv: Conversation, message: Message, firstReply: boolean, effects: Effects, events: readonly DomainEvent[]): Promise<void>;
   getMessage(accountId: number, conversationId: number, messageId: number): Promise<Message | undefined>;
-  replaceMessage(prev: Message, next: Message, events: readonly DomainEvent[]): Promise<void>;
+  /** Conditional on `prev` being unchanged; also refreshes the conversation's last message when it is this one. */
+  replaceMessage(prev: Message, next: Message, conv: Conversation, events: readonly DomainEvent[]): Promise<void>;
   listMessages(accountId: number, conversationId: number, req: PageRequest): Promise<Page<Message>>;
   allMessages(accountId: number, conversationId: number): Promise<Message[]>;
 
@@ -516,7 +517,7 @@ export async function updateMessage(
   if (JSON.stringify(next) === JSON.stringify(prev)) return prev;
   const updated: Message = { ...next, updated_at: Math.max(secondsOf(now), prev.updated_at) };
   const inbox = await need(store.getInbox(accountId, conv.inbox_id));
-  await store.replaceMessage(prev, updated, [messageEvent("message_updated", updated, conv, inbox, account)]);
+  await store.replaceMessage(prev, updated, conv, [messageEvent("message_updated", updated, conv, inbox, account)]);
   return updated;
 }
 

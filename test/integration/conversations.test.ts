@@ -208,6 +208,17 @@ describe("messages", () => {
     expect(updated!.payload).toMatchObject({ event: "message_updated", id: String(id), content: "I need help, please", message_type: "incoming", conversation: { id: 1 }, sender: { name: "Carla Client" } });
   });
 
+  it("refreshes the conversation's last message when that message is edited", async () => {
+    const before = await invoke("conversations.show", { params: P(a, { conversation_id: 1 }), key: a.agentKey });
+    const lastId = before.json.messages[0].id;
+
+    const edited = await invoke("messages.update", { params: P(a, { conversation_id: 1, message_id: lastId }), key: a.agentKey, body: { content: "internal (edited)" } });
+
+    expect(edited.status).toBe(200);
+    const after = await invoke("conversations.show", { params: P(a, { conversation_id: 1 }), key: a.agentKey });
+    expect(after.json.messages[0]).toMatchObject({ id: lastId, content: "internal (edited)" });
+  });
+
   it("serves the transcript as JSON and text, without private notes", async () => {
     const json = await invoke("conversations.transcript", { params: P(a, { conversation_id: 1 }), key: a.agentKey });
     const text = await invoke("conversations.transcript", { params: P(a, { conversation_id: 1 }), key: a.agentKey, query: { format: "text" } });
