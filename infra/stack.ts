@@ -15,6 +15,7 @@ import type { TableProps } from "aws-cdk-lib/aws-dynamodb";
 import { PolicyStatement } from "aws-cdk-lib/aws-iam";
 import { Architecture, Code, Function as LambdaFunction, Runtime } from "aws-cdk-lib/aws-lambda";
 import { LogGroup, RetentionDays } from "aws-cdk-lib/aws-logs";
+import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from "aws-cdk-lib/aws-s3";
 import type { Construct } from "constructs";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
@@ -36,12 +37,15 @@ export const DEFAULT_TIMEOUT_SECONDS = 10;
 
 /** The one function allowed to send mail (POST /auth/password). */
 export const MAIL_SENDING_FUNCTION = "auth-password-request";
+/** Functions granted the uploads bucket. */
+export const UPLOAD_FUNCTIONS = ["upload-create"] as const;
 
 /** Variables the stack sets itself, or Lambda reserves: never taken from context. */
 const NOT_FROM_CONTEXT: Partial<Record<keyof Config, string>> = {
   APP_ENV: "it follows the stage (-c stage=production|development)",
   TABLE_NAME: "the stack sets it to the main table's name",
   THROTTLE_TABLE_NAME: "the stack sets it to the throttle table's name",
+  UPLOADS_BUCKET: "the stack sets it to the uploads bucket's name",
   AWS_REGION: "Lambda reserves it",
 };
 
@@ -64,6 +68,8 @@ export class ConversaStack extends Stack {
   readonly table: Table;
   readonly throttleTable: Table;
   readonly api: HttpApi;
+  /** Private bucket of `POST .../upload` (issue 4). */
+  readonly uploadsBucket: Bucket;
   /** Every function by its file name under functions/ (route and extra functions). */
   readonly functions = new Map<string, LambdaFunction>();
   /** Outbox stream -> Pipe -> bus -> rule -> queues -> fan-out and delivery workers (issue 3). */
@@ -131,6 +137,23 @@ export class ConversaStack extends Stack {
     }
 
     this.webhooks = new WebhookPipeline(this, "Webhooks", { table: this.table, functions: this.functions, environment, removalPolicy });
+    // Uploads: encrypted, private, TLS only; only the functions that need it get access.
+    this.uploadsBucket = new Bucket(this, "UploadsBucket", {
+      encryption: BucketEncryption.S3_MANAGED,
+      blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
+      enforceSSL: true,
+      objectOwnership: ObjectOwnership.BUCKET_OWNER_ENFORCED,
+      versioned: false,
+      removalPolicy,
+    });
+    for (const name of UPLOAD_FUNCTIONS) {
+      const fn = this.functions.get(name);
+      if (!fn) continue;
+      this.uploadsBucket.grantPut(fn);
+      // The signed file_url is signed with this role: it needs s3:GetObject for the URL to work.
+      this.uploadsBucket.grantRead(fn);
+      fn.addEnvironment("UPLOADS_BUCKET", this.uploadsBucket.bucketName);
+    }
 
     new CfnOutput(this, "ApiUrl", { value: this.api.apiEndpoint, description: "Base URL of the HTTP API" });
     new CfnOutput(this, "TableName", { value: this.table.tableName });

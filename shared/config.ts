@@ -79,6 +79,8 @@ const schema = z.object({
   CHECKOUT_ALLOWED_ORIGINS: list,
   // Uploads
   UPLOADS_BUCKET: str("conversa-uploads"),
+  /** Lifetime in seconds of the signed `file_url` an upload returns (issue 4). */
+  UPLOAD_URL_TTL_SECONDS: int(3600, 1),
   // Mail
   MAIL_FROM: str(DEFAULT_MAIL_FROM),
   MAIL_DIR: optStr,

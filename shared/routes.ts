@@ -62,6 +62,27 @@ export const routes = [
   { id: "webhooks.resend", method: "POST", path: `${ACC}/webhooks/{webhook_id}/deliveries/{delivery_id}/resend`, fn: "webhook-deliveries-resend", auth: "api_key", role: "administrator", throttle: [] },
 
   // Contacts, conversations, messages, widget, upload, reports
+  { id: "contacts.list", method: "GET", path: `${ACC}/contacts`, fn: "contacts-list", auth: "api_key", role: "agent", throttle: [] },
+  { id: "contacts.create", method: "POST", path: `${ACC}/contacts`, fn: "contacts-create", auth: "api_key", role: "agent", throttle: [] },
+  { id: "contacts.search", method: "GET", path: `${ACC}/contacts/search`, fn: "contacts-search", auth: "api_key", role: "agent", throttle: ["contact_search"] },
+  { id: "contacts.show", method: "GET", path: `${ACC}/contacts/{contact_id}`, fn: "contacts-show", auth: "api_key", role: "agent", throttle: [] },
+  { id: "contacts.update", method: "PATCH", path: `${ACC}/contacts/{contact_id}`, fn: "contacts-update", auth: "api_key", role: "agent", throttle: [] },
+  { id: "contacts.replace", method: "PUT", path: `${ACC}/contacts/{contact_id}`, fn: "contacts-update", auth: "api_key", role: "agent", throttle: [] },
+  { id: "conversations.list", method: "GET", path: `${ACC}/conversations`, fn: "conversations-list", auth: "api_key", role: "agent", throttle: [] },
+  { id: "conversations.create", method: "POST", path: `${ACC}/conversations`, fn: "conversations-create", auth: "api_key", role: "agent", throttle: [] },
+  { id: "conversations.meta", method: "GET", path: `${ACC}/conversations/meta`, fn: "conversations-meta", auth: "api_key", role: "agent", throttle: ["conversations_meta"] },
+  { id: "conversations.show", method: "GET", path: `${ACC}/conversations/{conversation_id}`, fn: "conversations-show", auth: "api_key", role: "agent", throttle: [] },
+  { id: "conversations.update", method: "PATCH", path: `${ACC}/conversations/{conversation_id}`, fn: "conversations-update", auth: "api_key", role: "agent", throttle: [] },
+  { id: "conversations.toggle_status", method: "POST", path: `${ACC}/conversations/{conversation_id}/toggle_status`, fn: "conversations-toggle-status", auth: "api_key", role: "agent", throttle: [] },
+  { id: "conversations.toggle_typing_status", method: "POST", path: `${ACC}/conversations/{conversation_id}/toggle_typing_status`, fn: "conversations-toggle-typing", auth: "api_key", role: "agent", throttle: [] },
+  { id: "conversations.assignments", method: "POST", path: `${ACC}/conversations/{conversation_id}/assignments`, fn: "conversations-assign", auth: "api_key", role: "agent", throttle: [] },
+  { id: "conversations.transcript", method: "GET", path: `${ACC}/conversations/{conversation_id}/transcript`, fn: "conversations-transcript", auth: "api_key", role: "agent", throttle: ["transcript"] },
+  { id: "messages.list", method: "GET", path: `${ACC}/conversations/{conversation_id}/messages`, fn: "messages-list", auth: "api_key", role: "agent", throttle: [] },
+  { id: "messages.create", method: "POST", path: `${ACC}/conversations/{conversation_id}/messages`, fn: "messages-create", auth: "api_key", role: "agent", throttle: [] },
+  { id: "messages.update", method: "PATCH", path: `${ACC}/conversations/{conversation_id}/messages/{message_id}`, fn: "messages-update", auth: "api_key", role: "agent", throttle: [] },
+  { id: "upload.create", method: "POST", path: `${ACC}/upload`, fn: "upload-create", auth: "api_key", role: "agent", throttle: ["upload"], body: "multipart", maxBodyBytes: 5_767_168, memoryMb: 512 },
+  { id: "reports.show", method: "GET", path: "/api/v2/accounts/{account_id}/reports", fn: "reports-show", auth: "api_key", role: "agent", throttle: ["reports_account", "reports_user"] },
+  { id: "widget.events", method: "POST", path: "/api/v1/widget/events", fn: "widget-events", auth: "public", throttle: ["widget_events"] },
 
   // Authentication and API keys
   { id: "auth.sign_in", method: "POST", path: "/auth/sign_in", fn: "auth-sign-in", auth: "public", throttle: ["login_ip", "login_email"] },

@@ -15,6 +15,11 @@ import { seedDemo, type SeedResult } from "./seed.ts";
 import { seedCatalog } from "./seed-catalog.ts";
 import { startGateway } from "./gateway.ts";
 import { startPipeline, type Pipeline } from "./pipeline.ts";
+import { startLocalAws, type LocalAws } from "./fauxqs.ts";
+import { resetS3 } from "../../shared/db/s3.ts";
+
+/** Bucket of the sandbox's uploads (fauxqs S3). */
+export const SANDBOX_UPLOADS_BUCKET = "conversa-uploads";
 
 export interface SandboxOptions {
   /** HTTP port; 0 = a free one. */
@@ -66,6 +71,10 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
     opts.dynamoEndpoint ??
     (dynamo = await startDynamoLocal(dataDir ? { dbPath: join(dataDir, "dynamodb") } : {})).endpoint;
 
+  const localAws: LocalAws = await startLocalAws({ buckets: [SANDBOX_UPLOADS_BUCKET] }).catch(async (err: unknown) => {
+    await dynamo?.stop();
+    throw err;
+  });
   const tableName = opts.tableName ?? "conversa-main";
   const throttleTableName = opts.throttleTableName ?? "conversa-throttle";
   // Without a data directory the mail goes to a temp dir, removed on stop.
@@ -83,11 +92,14 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
     MAIL_DIR: mailDir,
     // Webhook receivers in local use live on 127.0.0.1 (issue 3).
     WEBHOOK_ALLOW_PRIVATE_NETWORK: "true",
+    S3_ENDPOINT: localAws.endpoint,
+    UPLOADS_BUCKET: SANDBOX_UPLOADS_BUCKET,
     ...opts.env,
   });
   resetConfig();
   resetDb();
   resetMailer();
+  resetS3();
 
   let server: Server | undefined;
   let pipeline: Pipeline | undefined;
@@ -121,6 +133,8 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
           srv.closeAllConnections();
         });
         resetDb();
+        resetS3();
+        await localAws.stop();
         await dynamo?.stop();
         if (tempMailDir) rmSync(mailDir, { recursive: true, force: true });
       },
@@ -128,6 +142,7 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
   } catch (err) {
     server?.close();
     await pipeline?.stop();
+    await localAws.stop();
     await dynamo?.stop();
     throw err;
   }

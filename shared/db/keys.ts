@@ -29,6 +29,42 @@ export const keys = {
   inbox: (accountId: number, inboxId: number) => ({ pk: `ACCOUNT#${accountId}`, sk: `INBOX#${pad(inboxId)}` }),
   inboxPrefix: (accountId: number) => ({ pk: `ACCOUNT#${accountId}`, skPrefix: "INBOX#" }),
 
+  // Conversation domain (issue 4): contacts, search index, conversations, messages, counters, reports, uploads.
+  contact: (accountId: number, contactId: number) => ({ pk: `ACCOUNT#${accountId}`, sk: `CONTACT#${pad(contactId)}` }),
+  contactPrefix: (accountId: number) => ({ pk: `ACCOUNT#${accountId}`, skPrefix: "CONTACT#" }),
+  /** Uniqueness markers: one contact per e-mail / identifier in an account. */
+  contactEmail: (accountId: number, email: string) => ({ pk: `ACCOUNT#${accountId}`, sk: `CONTACT_EMAIL#${email.trim().toLowerCase()}` }),
+  contactIdentifier: (accountId: number, identifier: string) => ({ pk: `ACCOUNT#${accountId}`, sk: `CONTACT_IDENT#${identifier}` }),
+  /**
+   * Search index posting: one item per (trigram, contact). Partitioned by the trigram's first
+   * character so that a 1- or 2-character query is a `begins_with` on one partition.
+   */
+  contactTrigram: (accountId: number, trigram: string, contactId: number) => ({
+    pk: `ACCOUNT#${accountId}#TRI#${[...trigram][0]}`,
+    sk: `${trigram}#${pad(contactId)}`,
+  }),
+  contactTrigramPartition: (accountId: number, firstChar: string) => ({ pk: `ACCOUNT#${accountId}#TRI#${firstChar}` }),
+
+  conversation: (accountId: number, conversationId: number) => ({ pk: `ACCOUNT#${accountId}`, sk: `CONV#${pad(conversationId)}` }),
+  conversationPrefix: (accountId: number) => ({ pk: `ACCOUNT#${accountId}`, skPrefix: "CONV#" }),
+  /** GSI1 of a conversation: the account's conversations of one status, by id. */
+  conversationGsi1: (accountId: number, status: string, conversationId: number) => ({ gsi1pk: `ACCOUNT#${accountId}#CONVS#${status}`, gsi1sk: pad(conversationId) }),
+  /** GSI2 of a conversation: one inbox's conversations of one status, by id. */
+  conversationGsi2: (accountId: number, inboxId: number, status: string, conversationId: number) => ({
+    gsi2pk: `ACCOUNT#${accountId}#INBOX#${inboxId}#CONVS#${status}`,
+    gsi2sk: pad(conversationId),
+  }),
+  /** Counter item of conversations/meta: one per (status, inbox or "*"). */
+  conversationCounter: (accountId: number, status: string, inboxId: number | "*") => ({ pk: `ACCOUNT#${accountId}`, sk: `CONVMETA#${status}#${inboxId}` }),
+
+  message: (accountId: number, conversationId: number, messageId: number) => ({ pk: `ACCOUNT#${accountId}#CONV#${pad(conversationId)}`, sk: `MSG#${pad(messageId)}` }),
+  messagePrefix: (accountId: number, conversationId: number) => ({ pk: `ACCOUNT#${accountId}#CONV#${pad(conversationId)}`, skPrefix: "MSG#" }),
+
+  /** Per-day report counters; scope = "account" or "inbox#<id>"; day = YYYY-MM-DD (UTC). */
+  reportDay: (accountId: number, scope: string, day: string) => ({ pk: `ACCOUNT#${accountId}#REPORT#${scope}`, sk: `DAY#${day}` }),
+  reportPartition: (accountId: number, scope: string) => ({ pk: `ACCOUNT#${accountId}#REPORT#${scope}` }),
+
+  upload: (accountId: number, blobId: number) => ({ pk: `ACCOUNT#${accountId}`, sk: `UPLOAD#${pad(blobId)}` }),
   // Webhooks (issue 3)
   webhook: (accountId: number, webhookId: number) => ({ pk: `ACCOUNT#${accountId}`, sk: `WEBHOOK#${pad(webhookId)}` }),
   webhookPrefix: (accountId: number) => ({ pk: `ACCOUNT#${accountId}`, skPrefix: "WEBHOOK#" }),

@@ -290,3 +290,29 @@ describe("outputs", () => {
     expect(Object.keys(outputs).sort()).toEqual(["ApiUrl", "TableName", "ThrottleTableName"]);
   });
 });
+
+describe("uploads bucket (issue 4)", () => {
+  it("is encrypted, private and TLS-only", () => {
+    const t = template("production");
+    const buckets = Object.values(ofType(t, "AWS::S3::Bucket"));
+    expect(buckets).toHaveLength(1);
+    expect(buckets[0]!.Properties).toMatchObject({
+      BucketEncryption: { ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: "AES256" } }] },
+      PublicAccessBlockConfiguration: { BlockPublicAcls: true, BlockPublicPolicy: true, IgnorePublicAcls: true, RestrictPublicBuckets: true },
+    });
+    const policy = Object.values(ofType(t, "AWS::S3::BucketPolicy"))[0]!;
+    const statements = (policy.Properties.PolicyDocument as { Statement: { Effect: string; Condition?: unknown }[] }).Statement;
+    expect(statements).toContainEqual(expect.objectContaining({ Effect: "Deny", Condition: { Bool: { "aws:SecureTransport": "false" } } }));
+  });
+
+  it("is granted only to the upload function, which gets its name", () => {
+    const t = template("production");
+    const [bucketId] = Object.keys(ofType(t, "AWS::S3::Bucket"));
+    const fns = ofType(t, "AWS::Lambda::Function");
+    const granted = Object.entries(fns).filter(([id]) => actionsOn(t, id, bucketId!).size > 0);
+    expect(granted.map(([, f]) => f.Properties.Description)).toEqual(["Conversa production: functions/upload-create.ts"]);
+    const vars = (granted[0]![1].Properties.Environment as { Variables: Record<string, unknown> }).Variables;
+    expect(refId(vars.UPLOADS_BUCKET)).toBe(bucketId);
+    expect([...actionsOn(t, granted[0]![0], bucketId!)]).toEqual(expect.arrayContaining(["s3:PutObject", "s3:GetObject*"]));
+  });
+});

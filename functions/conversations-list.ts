@@ -1,0 +1,14 @@
+import { api } from "../shared/http/api.ts";
+import { conversationsRepo } from "../shared/db/conversations-repo.ts";
+import { listConversations } from "../shared/domain/conversations.ts";
+import { pageRequest } from "../shared/http/schemas/paging.ts";
+import { listConversationsQuery } from "../shared/http/schemas/conversations.ts";
+
+export const handler = api("conversations.list", { query: listConversationsQuery }, async (ctx) => ({
+  body: await listConversations(
+    conversationsRepo,
+    ctx.accountId,
+    { status: ctx.query.status, inboxId: ctx.query.inbox_id, assigneeType: ctx.query.assignee_type, userId: ctx.identity.userId },
+    pageRequest(ctx.query),
+  ),
+}));

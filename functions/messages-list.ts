@@ -1,0 +1,9 @@
+import { api } from "../shared/http/api.ts";
+import { conversationsRepo } from "../shared/db/conversations-repo.ts";
+import { listMessages } from "../shared/domain/conversations.ts";
+import { idParam } from "../shared/http/params.ts";
+import { pageQuery, pageRequest } from "../shared/http/schemas/paging.ts";
+
+export const handler = api("messages.list", { query: pageQuery }, async (ctx) => ({
+  body: await listMessages(conversationsRepo, ctx.accountId, idParam(ctx.params, "conversation_id"), pageRequest(ctx.query)),
+}));

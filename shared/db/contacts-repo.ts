@@ -1,0 +1,222 @@
+/** Contacts, their uniqueness markers and their search postings (shared/domain/search-index.ts). */
+import { BatchWriteCommand, QueryCommand } from "@aws-sdk/lib-dynamodb";
+import type { Contact, ContactStore } from "../domain/contacts.ts";
+import { ValidationError } from "../domain/errors.ts";
+import type { DomainEvent } from "../events/outbox.ts";
+import type { SearchPlan } from "../domain/search-index.ts";
+import { accountsRepo } from "./accounts-repo.ts";
+import { cancelledOnCondition, db, failedConditionIndexes, mainTableName } from "./client.ts";
+import { getItem, guardConcurrent, newRev, nextAccountScopedId, remember, revOf, strip, transact, type TransactItem } from "./items.ts";
+import { keys, pad } from "./keys.ts";
+import { batchGet, prefixRange, queryAll, readRange } from "./query.ts";
+
+const TX_LIMIT = 100;
+const UPDATABLE = ["name", "email", "phone_number", "identifier", "custom_attributes", "additional_attributes", "updated_at"] as const;
+/** Posting lists are read in rounds (first page small, then x4 up to the max); the first exhausted list wins. */
+const POSTING_FIRST_PAGE = 40;
+const POSTING_MAX_PAGE = 1000;
+const CONTACT_ID_MAX = 9_999_999_999;
+
+export const toContact = (item: Record<string, unknown>): Contact => remember(strip<Contact>(item), item["rev"]);
+
+const contactPut = (c: Contact, rev: string) => ({ ...keys.contact(c.account_id, c.id), entity: "contact", rev, ...c });
+
+const posting = (accountId: number, tri: string, contactId: number) => ({ ...keys.contactTrigram(accountId, tri, contactId), entity: "contact_tri", contactId });
+
+const taken = (field: "email" | "identifier") => ValidationError.field(field, "taken", "has already been taken");
+
+type Marker = { field: "email" | "identifier"; index: number };
+
+/**
+ * Every item of a new contact (contact, uniqueness markers, search postings) without the counter
+ * and the outbox: for bulk seeding (sandbox benchmarks). Requests go through insertContact.
+ */
+export function contactSeedItems(contact: Contact, trigrams: readonly string[]): Record<string, unknown>[] {
+  const a = contact.account_id;
+  return [
+    contactPut(contact, newRev()),
+    ...(contact.email ? [{ ...keys.contactEmail(a, contact.email), entity: "contact_email", contactId: contact.id }] : []),
+    ...(contact.identifier ? [{ ...keys.contactIdentifier(a, contact.identifier), entity: "contact_identifier", contactId: contact.id }] : []),
+    ...trigrams.map((tri) => posting(a, tri, contact.id)),
+  ];
+}
+
+/** Runs the transaction, mapping a failed uniqueness marker to its 422. */
+async function writeWithMarkers(items: TransactItem[], markers: Marker[], events: readonly DomainEvent[]): Promise<void> {
+  try {
+    await transact(items, events);
+  } catch (err) {
+    if (cancelledOnCondition(err)) {
+      const failed = failedConditionIndexes(err);
+      const marker = markers.find((m) => failed.includes(m.index));
+      if (marker) throw taken(marker.field);
+    }
+    throw err;
+  }
+}
+
+function markerPut(key: { pk: string; sk: string }, entity: string, contactId: number): TransactItem {
+  return { Put: { TableName: mainTableName(), Item: { ...key, entity, contactId }, ConditionExpression: "attribute_not_exists(pk)" } };
+}
+
+const idFromPostingSk = (sk: string): number => Number(sk.slice(-10));
+
+/** Deletes left over when a transaction had no room for them (stale postings are harmless). */
+async function deleteLater(keyList: { pk: string; sk: string }[]): Promise<void> {
+  for (let i = 0; i < keyList.length; i += 25) {
+    const chunk = keyList.slice(i, i + 25);
+    await db().send(new BatchWriteCommand({ RequestItems: { [mainTableName()]: chunk.map((Key) => ({ DeleteRequest: { Key } })) } }));
+  }
+}
+
+async function postingIds(accountId: number, plan: SearchPlan): Promise<number[]> {
+  if (plan.kind === "prefix") {
+    const items = await queryAll({
+      KeyConditionExpression: "pk = :pk AND sk BETWEEN :lo AND :hi",
+      ExpressionAttributeValues: { ":pk": keys.contactTrigramPartition(accountId, plan.firstChar).pk, ":lo": prefixRange(plan.prefix).lo, ":hi": prefixRange(plan.prefix).hi },
+      ProjectionExpression: "sk",
+    });
+    return [...new Set(items.map((i) => idFromPostingSk(String(i["sk"]))))];
+  }
+  // Rarest first without statistics: read every list a page at a time, stop at the first one that ends.
+  const lists = plan.trigrams.map((tri) => ({
+    pk: keys.contactTrigramPartition(accountId, [...tri][0]!).pk,
+    prefix: `${tri}#`,
+    ids: new Set<number>(),
+    start: undefined as Record<string, unknown> | undefined,
+    done: false,
+  }));
+  for (let limit = POSTING_FIRST_PAGE; ; limit = Math.min(limit * 4, POSTING_MAX_PAGE)) {
+    await Promise.all(
+      lists.map(async (l) => {
+        const out = await db().send(
+          new QueryCommand({
+            TableName: mainTableName(),
+            KeyConditionExpression: "pk = :pk AND sk BETWEEN :lo AND :hi",
+            ExpressionAttributeValues: { ":pk": l.pk, ":lo": prefixRange(l.prefix).lo, ":hi": prefixRange(l.prefix).hi },
+            ProjectionExpression: "sk",
+            Limit: limit,
+            ExclusiveStartKey: l.start,
+          }),
+        );
+        for (const i of out.Items ?? []) l.ids.add(idFromPostingSk(String(i["sk"])));
+        l.start = out.LastEvaluatedKey;
+        l.done = !l.start;
+      }),
+    );
+    const finished = lists.filter((l) => l.done).sort((a, b) => a.ids.size - b.ids.size);
+    if (finished.length) {
+      const smallest = finished[0]!.ids;
+      // Lists that also ended prune the candidates further (a match is in every list).
+      return [...smallest].filter((id) => finished.every((l) => l.ids.has(id)));
+    }
+  }
+}
+
+export const contactsRepo: ContactStore = {
+  getAccount: accountsRepo.getAccount,
+  nextContactId: (accountId) => nextAccountScopedId(accountId, "contact"),
+
+  async insertContact(contact, trigrams, events) {
+    const table = mainTableName();
+    const a = contact.account_id;
+    const items: TransactItem[] = [{ Put: { TableName: table, Item: contactPut(contact, newRev()), ConditionExpression: "attribute_not_exists(pk)" } }];
+    const markers: Marker[] = [];
+    if (contact.email) {
+      markers.push({ field: "email", index: items.length });
+      items.push(markerPut(keys.contactEmail(a, contact.email), "contact_email", contact.id));
+    }
+    if (contact.identifier) {
+      markers.push({ field: "identifier", index: items.length });
+      items.push(markerPut(keys.contactIdentifier(a, contact.identifier), "contact_identifier", contact.id));
+    }
+    items.push({
+      Update: {
+        TableName: table,
+        Key: keys.accountCounter(a, "contacts_count"),
+        UpdateExpression: "ADD #v :one",
+        ExpressionAttributeNames: { "#v": "value" },
+        ExpressionAttributeValues: { ":one": 1 },
+      },
+    });
+    for (const tri of trigrams.slice(0, TX_LIMIT - items.length - events.length)) items.push({ Put: { TableName: table, Item: posting(a, tri, contact.id) } });
+    await writeWithMarkers(items, markers, events);
+  },
+
+  async getContact(accountId, contactId) {
+    const item = await getItem(keys.contact(accountId, contactId));
+    return item ? toContact(item) : undefined;
+  },
+
+  async getContacts(accountId, contactIds) {
+    const items = await batchGet(contactIds.map((id) => keys.contact(accountId, id)));
+    return items.map(toContact);
+  },
+
+  async updateContact(prev, next, trigrams, events) {
+    const table = mainTableName();
+    const a = next.account_id;
+    const rev = revOf(prev);
+    const items: TransactItem[] = [
+      {
+        // An update, not a put: last_activity_at is written by messages and must survive.
+        Update: {
+          TableName: table,
+          Key: keys.contact(a, next.id),
+          UpdateExpression: `SET ${UPDATABLE.map((f) => `#${f} = :${f}`).join(", ")}, #rev = :newRev`,
+          ExpressionAttributeNames: { ...Object.fromEntries(UPDATABLE.map((f) => [`#${f}`, f])), "#rev": "rev" },
+          ExpressionAttributeValues: {
+            ...Object.fromEntries(UPDATABLE.map((f) => [`:${f}`, next[f]])),
+            ":newRev": newRev(),
+            ...(rev ? { ":rev": rev } : {}),
+          },
+          ConditionExpression: rev ? "#rev = :rev" : "attribute_exists(pk)",
+        },
+      },
+    ];
+    const markers: Marker[] = [];
+    for (const [field, key] of [
+      ["email", (v: string) => keys.contactEmail(a, v)],
+      ["identifier", (v: string) => keys.contactIdentifier(a, v)],
+    ] as const) {
+      const before = prev[field];
+      const after = next[field];
+      if (before === after) continue;
+      if (before) items.push({ Delete: { TableName: table, Key: key(before) } });
+      if (after) {
+        markers.push({ field, index: items.length });
+        items.push(markerPut(key(after), `contact_${field}`, next.id));
+      }
+    }
+    const before = new Set(trigrams.before);
+    const after = new Set(trigrams.after);
+    for (const tri of after) if (!before.has(tri)) items.push({ Put: { TableName: table, Item: posting(a, tri, next.id) } });
+    const deletes = [...before].filter((t) => !after.has(t)).map((tri) => keys.contactTrigram(a, tri, next.id));
+    const room = Math.max(0, TX_LIMIT - items.length - events.length);
+    for (const Key of deletes.slice(0, room)) items.push({ Delete: { TableName: table, Key } });
+    await guardConcurrent(() => writeWithMarkers(items, markers, events));
+    await deleteLater(deletes.slice(room));
+  },
+
+  async listContacts(accountId, req) {
+    const k = keys.contactPrefix(accountId);
+    const from = req.afterId !== undefined ? req.afterId + 1 : 0;
+    const { items, hasMore } = await readRange(
+      {
+        KeyConditionExpression: "pk = :pk AND sk BETWEEN :lo AND :hi",
+        ExpressionAttributeValues: { ":pk": k.pk, ":lo": `${k.skPrefix}${pad(from)}`, ":hi": `${k.skPrefix}${pad(CONTACT_ID_MAX)}` },
+      },
+      req.afterId !== undefined ? 0 : (req.page - 1) * req.per,
+      req.per,
+    );
+    const contacts = items.map(toContact);
+    return { items: contacts, hasMore, lastId: contacts.at(-1)?.id };
+  },
+
+  async countContacts(accountId) {
+    const item = await getItem(keys.accountCounter(accountId, "contacts_count"), false);
+    return Number(item?.["value"] ?? 0);
+  },
+
+  searchCandidates: postingIds,
+};

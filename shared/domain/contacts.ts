@@ -1,0 +1,167 @@
+/** Contacts: create, show, update, list, search (API.md; issue 4). */
+import { accountRef, type Account } from "./accounts.ts";
+import { NotFound, ValidationError } from "./errors.ts";
+import type { DomainEvent } from "../events/outbox.ts";
+import { pageMeta, slicePage, type Page, type PageMeta, type PageRequest } from "./paging.ts";
+import { contactTrigrams, matchesContact, normalize, planSearch, type SearchPlan } from "./search-index.ts";
+
+export interface Contact {
+  readonly id: number;
+  readonly account_id: number;
+  readonly name: string;
+  readonly email: string | null;
+  readonly phone_number: string | null;
+  readonly identifier: string | null;
+  readonly thumbnail: string;
+  readonly custom_attributes: Record<string, unknown>;
+  readonly additional_attributes: Record<string, unknown>;
+  readonly created_at: number;
+  readonly updated_at: number;
+  readonly last_activity_at: number | null;
+}
+
+export interface ContactStore {
+  getAccount(accountId: number): Promise<Account | undefined>;
+  nextContactId(accountId: number): Promise<number>;
+  /** Writes the contact, its uniqueness markers, postings and events; 422 when e-mail/identifier is taken. */
+  insertContact(contact: Contact, trigrams: readonly string[], events: readonly DomainEvent[]): Promise<void>;
+  getContact(accountId: number, contactId: number): Promise<Contact | undefined>;
+  getContacts(accountId: number, contactIds: readonly number[]): Promise<Contact[]>;
+  /** Conditional on `prev` being unchanged; moves markers and postings in the same transaction. */
+  updateContact(prev: Contact, next: Contact, trigrams: { readonly before: readonly string[]; readonly after: readonly string[] }, events: readonly DomainEvent[]): Promise<void>;
+  listContacts(accountId: number, req: PageRequest): Promise<Page<Contact>>;
+  countContacts(accountId: number): Promise<number>;
+  /** Ids of the contacts that may match (a superset; verified by the caller). */
+  searchCandidates(accountId: number, plan: SearchPlan): Promise<number[]>;
+}
+
+export interface ContactInput {
+  readonly name?: string | undefined;
+  readonly email?: string | null | undefined;
+  readonly phone_number?: string | null | undefined;
+  readonly identifier?: string | null | undefined;
+  readonly custom_attributes?: Record<string, unknown> | undefined;
+  readonly additional_attributes?: Record<string, unknown> | undefined;
+}
+
+const EDITABLE = ["name", "email", "phone_number", "identifier", "custom_attributes", "additional_attributes"] as const;
+type Editable = (typeof EDITABLE)[number];
+
+export type ChangedAttributes = Record<string, { previous_value: unknown; current_value: unknown }>[];
+
+const same = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);
+
+export function changedAttributes<T extends object>(prev: T, next: T, fields: readonly (keyof T)[]): ChangedAttributes {
+  return fields.filter((f) => !same(prev[f], next[f])).map((f) => ({ [f as string]: { previous_value: prev[f] ?? null, current_value: next[f] ?? null } }));
+}
+
+/** The contact as embedded in other payloads (conversation meta.sender, widget). */
+export const contactRef = (c: Contact) => ({
+  id: c.id,
+  name: c.name,
+  email: c.email,
+  phone_number: c.phone_number,
+  identifier: c.identifier,
+  thumbnail: c.thumbnail,
+  custom_attributes: c.custom_attributes,
+  additional_attributes: c.additional_attributes,
+  type: "contact" as const,
+});
+
+export function contactEvent(event: "contact_created" | "contact_updated", c: Contact, account: Account, changed?: ChangedAttributes): DomainEvent {
+  return {
+    event,
+    accountId: c.account_id,
+    payload: {
+      ...c,
+      event,
+      id: String(c.id),
+      account: accountRef(account),
+      ...(changed ? { changed_attributes: changed } : {}),
+    },
+  };
+}
+
+async function requireAccount(store: ContactStore, accountId: number): Promise<Account> {
+  const account = await store.getAccount(accountId);
+  if (!account) throw new NotFound();
+  return account;
+}
+
+const cleanEmail = (e: string | null | undefined) => (e === undefined ? undefined : e === null ? null : e.trim().toLowerCase());
+
+export async function createContact(store: ContactStore, accountId: number, input: ContactInput, now: Date): Promise<Contact> {
+  const [account, id] = await Promise.all([requireAccount(store, accountId), store.nextContactId(accountId)]);
+  const ts = Math.floor(now.getTime() / 1000);
+  const contact: Contact = {
+    id,
+    account_id: accountId,
+    name: input.name ?? "",
+    email: cleanEmail(input.email) ?? null,
+    phone_number: input.phone_number ?? null,
+    identifier: input.identifier ?? null,
+    thumbnail: "",
+    custom_attributes: input.custom_attributes ?? {},
+    additional_attributes: input.additional_attributes ?? {},
+    created_at: ts,
+    updated_at: ts,
+    last_activity_at: null,
+  };
+  await store.insertContact(contact, contactTrigrams(contact), [contactEvent("contact_created", contact, account)]);
+  return contact;
+}
+
+export async function getContact(store: ContactStore, accountId: number, contactId: number): Promise<Contact> {
+  const c = await store.getContact(accountId, contactId);
+  if (!c) throw new NotFound();
+  return c;
+}
+
+export async function updateContact(store: ContactStore, accountId: number, contactId: number, input: ContactInput, now: Date): Promise<Contact> {
+  const [account, prev] = await Promise.all([requireAccount(store, accountId), getContact(store, accountId, contactId)]);
+  const patch: Partial<Record<Editable, unknown>> = {};
+  for (const f of EDITABLE) if (input[f] !== undefined) patch[f] = f === "email" ? cleanEmail(input.email) : input[f];
+  const next = { ...prev, ...patch } as Contact;
+  const changed = changedAttributes(prev, next, EDITABLE);
+  if (changed.length === 0) return prev;
+  const updated: Contact = { ...next, updated_at: Math.max(Math.floor(now.getTime() / 1000), prev.updated_at) };
+  await store.updateContact(prev, updated, { before: contactTrigrams(prev), after: contactTrigrams(updated) }, [
+    contactEvent("contact_updated", updated, account, changed),
+  ]);
+  return updated;
+}
+
+export async function listContacts(store: ContactStore, accountId: number, req: PageRequest): Promise<{ meta: PageMeta; payload: Contact[] }> {
+  const [page, count] = await Promise.all([store.listContacts(accountId, req), store.countContacts(accountId)]);
+  return { meta: pageMeta(count, req, page), payload: page.items };
+}
+
+export type ContactSort = "name" | "-name" | "created_at" | "-created_at" | "last_activity_at" | "-last_activity_at";
+
+const byName = (a: Contact, b: Contact) => a.name.localeCompare(b.name) || a.id - b.id;
+const byActivity = (a: Contact, b: Contact) => (b.last_activity_at ?? 0) - (a.last_activity_at ?? 0) || b.id - a.id;
+const SORTS: Record<ContactSort, (a: Contact, b: Contact) => number> = {
+  name: byName,
+  "-name": (a, b) => byName(b, a),
+  created_at: (a, b) => a.id - b.id,
+  "-created_at": (a, b) => b.id - a.id,
+  // Chatwoot's last_activity_at is "most recent first"; "-last_activity_at" is the reverse.
+  last_activity_at: byActivity,
+  "-last_activity_at": (a, b) => byActivity(b, a),
+};
+
+export const SEARCH_Q_MISSING = { error: "Specify search string with parameter q" };
+
+export async function searchContacts(
+  store: ContactStore,
+  accountId: number,
+  input: { q: string | undefined; sort: ContactSort | undefined; req: PageRequest },
+): Promise<{ meta: PageMeta; payload: Contact[] }> {
+  const q = normalize(input.q ?? "");
+  if (!q) throw ValidationError.raw(SEARCH_Q_MISSING, SEARCH_Q_MISSING.error);
+  const ids = await store.searchCandidates(accountId, planSearch(q));
+  const matches = (await store.getContacts(accountId, ids)).filter((c) => matchesContact(c, q));
+  matches.sort(SORTS[input.sort ?? "-created_at"]);
+  const page = slicePage(matches, input.req);
+  return { meta: pageMeta(matches.length, input.req, page), payload: page.items };
+}

@@ -1,0 +1,64 @@
+/**
+ * Contact search index (issue 4): case-insensitive substring search without reading every
+ * contact. Each contact gets one posting per distinct trigram of its searchable fields (name,
+ * e-mail, phone, identifier), each field padded with two end sentinels so that every character
+ * position starts a trigram. Then:
+ * - a query of 3+ characters needs every one of its trigrams: the repository reads the posting
+ *   lists of a few of them in rounds and stops at the first exhausted (smallest) one, whose
+ *   contacts are the candidates;
+ * - a query of 1-2 characters is a prefix of the trigrams starting at each occurrence: one
+ *   `begins_with` over the partition of its first character.
+ * Candidates are always verified against the contact itself, so a stale posting can only cost a
+ * read, never a wrong result. At most MAX_TRIGRAMS postings per contact (TransactWriteItems holds
+ * 100 items): text past that cap (rare: > ~90 characters over the four fields) is not indexed.
+ */
+
+export const MAX_TRIGRAMS = 90;
+/** End-of-field sentinel; control characters are removed from indexed text and queries. */
+export const END = "\u0001";
+/** How many of a long query's trigrams are read (spread over the query). */
+export const QUERY_TRIGRAMS = 3;
+
+export interface SearchableContact {
+  readonly name: string | null;
+  readonly email: string | null;
+  readonly phone_number: string | null;
+  readonly identifier: string | null;
+}
+
+/** Lower-cased, control characters removed (letters of every script are kept). */
+export const normalize = (s: string): string => s.toLowerCase().replace(/\p{Cc}/gu, "").trim();
+
+const fieldsOf = (c: SearchableContact): string[] =>
+  [c.name, c.email, c.phone_number, c.identifier].filter((v): v is string => typeof v === "string").map(normalize).filter(Boolean);
+
+/** The distinct trigrams indexed for a contact, in field order, capped. */
+export function contactTrigrams(c: SearchableContact, max = MAX_TRIGRAMS): string[] {
+  const out = new Set<string>();
+  for (const field of fieldsOf(c)) {
+    const chars = [...field, END, END];
+    for (let i = 0; i < chars.length - 2; i++) {
+      out.add(chars.slice(i, i + 3).join(""));
+      if (out.size >= max) return [...out];
+    }
+  }
+  return [...out];
+}
+
+export type SearchPlan =
+  | { readonly kind: "prefix"; readonly firstChar: string; readonly prefix: string }
+  | { readonly kind: "trigrams"; readonly trigrams: readonly string[] };
+
+/** How to find the candidates of a normalized, non-empty query. */
+export function planSearch(q: string): SearchPlan {
+  const chars = [...q];
+  if (chars.length < 3) return { kind: "prefix", firstChar: chars[0]!, prefix: q };
+  const all = [...new Set(chars.slice(0, -2).map((_, i) => chars.slice(i, i + 3).join("")))];
+  if (all.length <= QUERY_TRIGRAMS) return { kind: "trigrams", trigrams: all };
+  const picked = new Set<string>();
+  for (let k = 0; k < QUERY_TRIGRAMS; k++) picked.add(all[Math.round((k * (all.length - 1)) / (QUERY_TRIGRAMS - 1))]!);
+  return { kind: "trigrams", trigrams: [...picked] };
+}
+
+/** The verification every candidate goes through: a substring of one field. */
+export const matchesContact = (c: SearchableContact, q: string): boolean => fieldsOf(c).some((f) => f.includes(q));

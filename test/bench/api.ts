@@ -1,0 +1,231 @@
+/**
+ * API benchmark (`npm run bench:api`): starts the sandbox in process (its own DynamoDB Local, in
+ * memory), seeds 10 000 contacts with BatchWriteItem (the repository's own item builders, search
+ * postings included), then drives the HTTP API with autocannon:
+ *   - contact search (a selective query and a common one) over the 10 000 contacts,
+ *   - message create,
+ *   - conversations/meta,
+ * and measures the median round trip of a bare DynamoDB GetItem to the same DynamoDB Local.
+ * Ratios (route p50 / GetItem p50) are the figures to compare; absolute times depend on the machine.
+ * Prints a table and writes docs/bench/api.json. Never asserts.
+ */
+import autocannon from "autocannon";
+import { BatchWriteCommand, DynamoDBDocumentClient, GetCommand, PutCommand, TransactWriteCommand } from "@aws-sdk/lib-dynamodb";
+import { mkdir, writeFile } from "node:fs/promises";
+import { cpus } from "node:os";
+import { join } from "node:path";
+import { ROOT } from "../../infra/build.ts";
+import { localClient } from "../../infra/local/dynamo.ts";
+import { startSandbox } from "../../infra/local/sandbox.ts";
+import { contactSeedItems } from "../../shared/db/contacts-repo.ts";
+import { keys } from "../../shared/db/keys.ts";
+import type { Contact } from "../../shared/domain/contacts.ts";
+import { contactTrigrams } from "../../shared/domain/search-index.ts";
+
+process.env["AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED"] ??= "true";
+
+const CONTACTS = Number(process.env["BENCH_CONTACTS"] ?? 10_000);
+const DURATION_S = Number(process.env["BENCH_DURATION"] ?? 8);
+const GETITEM_SAMPLES = 1000;
+const OUT_FILE = join(ROOT, "docs", "bench", "api.json");
+
+const FIRST = ["ana", "bruno", "carla", "diego", "elena", "felipe", "gabriela", "hugo", "isabel", "joao", "karen", "lucas", "marta", "nuno", "olivia", "paulo", "quiteria", "rafael", "sofia", "tiago"];
+const LAST = ["silva", "santos", "oliveira", "souza", "rodrigues", "ferreira", "alves", "pereira", "lima", "gomes", "costa", "ribeiro", "martins", "carvalho", "almeida", "lopes", "soares", "fernandes", "vieira", "barbosa", "rocha", "dias", "nascimento", "andrade", "moreira"];
+
+function contactFor(accountId: number, i: number, ts: number): Contact {
+  const first = FIRST[i % FIRST.length]!;
+  const last = LAST[Math.floor(i / FIRST.length) % LAST.length]!;
+  const cap = (s: string) => s[0]!.toUpperCase() + s.slice(1);
+  return {
+    id: i + 1,
+    account_id: accountId,
+    name: `${cap(first)} ${cap(last)}`,
+    email: `${first}${i}@ex.io`,
+    phone_number: i % 20 === 0 ? `+55119${String(10000000 + i)}` : null,
+    identifier: null,
+    thumbnail: "",
+    custom_attributes: {},
+    additional_attributes: {},
+    created_at: ts,
+    updated_at: ts,
+    last_activity_at: null,
+  };
+}
+
+async function seedContacts(doc: DynamoDBDocumentClient, table: string, accountId: number): Promise<{ items: number; ms: number }> {
+  const t0 = performance.now();
+  const ts = Math.floor(Date.now() / 1000);
+  const items: Record<string, unknown>[] = [];
+  for (let i = 0; i < CONTACTS; i++) {
+    const c = contactFor(accountId, i, ts);
+    items.push(...contactSeedItems(c, contactTrigrams(c)));
+  }
+  const batches: Record<string, unknown>[][] = [];
+  for (let i = 0; i < items.length; i += 25) batches.push(items.slice(i, i + 25));
+  let next = 0;
+  const worker = async () => {
+    while (next < batches.length) {
+      let pending = batches[next++]!.map((Item) => ({ PutRequest: { Item } }));
+      while (pending.length) {
+        const out = await doc.send(new BatchWriteCommand({ RequestItems: { [table]: pending } }));
+        pending = (out.UnprocessedItems?.[table] ?? []) as typeof pending;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: 6 }, worker));
+  await doc.send(new PutCommand({ TableName: table, Item: { ...keys.accountCounter(accountId, "contact"), value: CONTACTS } }));
+  await doc.send(new PutCommand({ TableName: table, Item: { ...keys.accountCounter(accountId, "contacts_count"), value: CONTACTS } }));
+  return { items: items.length, ms: performance.now() - t0 };
+}
+
+async function getItemMedian(doc: DynamoDBDocumentClient, table: string, accountId: number): Promise<{ p50: number; p99: number }> {
+  const samples: number[] = [];
+  for (let i = 0; i < GETITEM_SAMPLES + 50; i++) {
+    const t0 = performance.now();
+    await doc.send(new GetCommand({ TableName: table, Key: keys.contact(accountId, 1 + (i % CONTACTS)) }));
+    if (i >= 50) samples.push(performance.now() - t0);
+  }
+  samples.sort((a, b) => a - b);
+  return { p50: samples[Math.floor(samples.length / 2)]!, p99: samples[Math.floor(samples.length * 0.99)]! };
+}
+
+/**
+ * A bare TransactWriteItems shaped like message create's (message put, conversation update, two
+ * report counters, contact touch, outbox put): the emulator's own cost of the write.
+ */
+async function transactMedian(doc: DynamoDBDocumentClient, table: string, accountId: number): Promise<{ p50: number; p99: number }> {
+  const samples: number[] = [];
+  for (let i = 0; i < 250; i++) {
+    const t0 = performance.now();
+    await doc.send(
+      new TransactWriteCommand({
+        TransactItems: [
+          { Put: { TableName: table, Item: { pk: `BENCH#${accountId}`, sk: `MSG#${i}`, content: "x".repeat(200) }, ConditionExpression: "attribute_not_exists(pk)" } },
+          { Update: { TableName: table, Key: { pk: `BENCH#${accountId}`, sk: "CONV" }, UpdateExpression: "SET t = :t ADD n :one", ExpressionAttributeValues: { ":t": i, ":one": 1 } } },
+          { Update: { TableName: table, Key: { pk: `BENCH#${accountId}`, sk: "DAY#a" }, UpdateExpression: "ADD n :one", ExpressionAttributeValues: { ":one": 1 } } },
+          { Update: { TableName: table, Key: { pk: `BENCH#${accountId}`, sk: "DAY#i" }, UpdateExpression: "ADD n :one", ExpressionAttributeValues: { ":one": 1 } } },
+          { Update: { TableName: table, Key: keys.contact(accountId, 1), UpdateExpression: "SET bench_t = :t", ExpressionAttributeValues: { ":t": i } } },
+          { Put: { TableName: table, Item: { pk: `BENCH_OUTBOX#${i}`, sk: "OUTBOX", payload: "y".repeat(600) } } },
+        ],
+      }),
+    );
+    if (i >= 25) samples.push(performance.now() - t0);
+  }
+  samples.sort((a, b) => a - b);
+  return { p50: samples[Math.floor(samples.length / 2)]!, p99: samples[Math.floor(samples.length * 0.99)]! };
+}
+
+interface Row {
+  readonly name: string;
+  readonly connections: number;
+  readonly reqPerSec: number;
+  readonly p50: number;
+  readonly p99: number;
+  readonly non2xx: number;
+  readonly ratioP50: number;
+}
+
+async function load(name: string, opts: autocannon.Options, baseline: number): Promise<Row> {
+  const r = await autocannon({ duration: DURATION_S, ...opts });
+  return {
+    name,
+    connections: opts.connections ?? 1,
+    reqPerSec: Math.round(r.requests.average),
+    p50: r.latency.p50,
+    p99: r.latency.p99,
+    non2xx: r.non2xx + r.errors,
+    ratioP50: Math.round((r.latency.p50 / baseline) * 10) / 10,
+  };
+}
+
+const sandbox = await startSandbox({ port: 0 });
+try {
+  const { info, dynamoEndpoint } = sandbox;
+  const table = process.env["TABLE_NAME"]!;
+  const doc = DynamoDBDocumentClient.from(localClient(dynamoEndpoint));
+  console.log(`seeding ${CONTACTS} contacts...`);
+  const seeded = await seedContacts(doc, table, info.accountId);
+  console.log(`  ${seeded.items} items in ${(seeded.ms / 1000).toFixed(1)} s`);
+
+  const base = `${info.apiBase.replace("localhost", "127.0.0.1")}/api/v1/accounts/${info.accountId}`;
+  const headers = { api_access_token: info.agentApiKey, "content-type": "application/json" };
+  const post = async (path: string, body: unknown) => {
+    const res = await fetch(`${base}${path}`, { method: "POST", headers, body: JSON.stringify(body), signal: AbortSignal.timeout(10_000) });
+    return (await res.json()) as { id: number };
+  };
+  const inbox = await post("/inboxes", { name: "Bench", channel: { type: "api" } });
+  const conv = await post("/conversations", { inbox_id: inbox.id, contact_id: 1 });
+
+  // Warm every handler module and the connections once.
+  await fetch(`${base}/contacts/search?q=silva`, { headers });
+  await fetch(`${base}/conversations/meta`, { headers });
+  await post(`/conversations/${conv.id}/messages`, { content: "warm-up" });
+
+  const getItem = await getItemMedian(doc, table, info.accountId);
+  const b = getItem.p50;
+  console.log(`bare GetItem: p50 ${b.toFixed(2)} ms, p99 ${getItem.p99.toFixed(2)} ms`);
+  const tx = await transactMedian(doc, table, info.accountId);
+  console.log(`bare TransactWriteItems (6 items): p50 ${tx.p50.toFixed(2)} ms, p99 ${tx.p99.toFixed(2)} ms`);
+
+  // An e-mail fragment of one contact: "<first><i>@".
+  const selective = (i: number) => {
+    const k = (i * 37) % CONTACTS;
+    return `${FIRST[k % FIRST.length]}${k}@`;
+  };
+  let n = 0;
+  const searchSelective: autocannon.Options = {
+    url: base,
+    headers,
+    requests: [{ method: "GET", setupRequest: (req) => ({ ...req, path: `${new URL(base).pathname}/contacts/search?q=${encodeURIComponent(selective(n++))}` }) }],
+  };
+  const searchCommon: autocannon.Options = { url: `${base}/contacts/search?q=ferreira&sort=name`, headers };
+  const messageCreate: autocannon.Options = {
+    url: `${base}/conversations/${conv.id}/messages`,
+    method: "POST",
+    headers,
+    body: JSON.stringify({ content: "benchmark message", message_type: "incoming" }),
+  };
+  const meta: autocannon.Options = { url: `${base}/conversations/meta?status=open`, headers };
+
+  const rows: Row[] = [];
+  for (const connections of [1, 8]) {
+    rows.push(await load("contact search, selective q (1 match)", { ...searchSelective, connections }, b));
+    rows.push(await load(`contact search, common q (~${Math.round(CONTACTS / LAST.length)} matches)`, { ...searchCommon, connections }, b));
+    rows.push(await load("message create", { ...messageCreate, connections }, b));
+    rows.push(await load("conversations/meta", { ...meta, connections }, b));
+  }
+
+  const width = Math.max(34, ...rows.map((r) => r.name.length));
+  const lines = [
+    `${"route".padEnd(width)}  conns  req/s    p50 ms  p99 ms  p50/GetItem  non-2xx`,
+    ...rows.map((r) => `${r.name.padEnd(width)}  ${String(r.connections).padStart(5)}  ${String(r.reqPerSec).padStart(5)}  ${r.p50.toFixed(1).padStart(8)}  ${r.p99.toFixed(1).padStart(6)}  ${`${r.ratioP50}x`.padStart(11)}  ${String(r.non2xx).padStart(7)}`),
+    `${"bare DynamoDB GetItem (sequential)".padEnd(width)}      1      -  ${b.toFixed(2).padStart(8)}  ${getItem.p99.toFixed(1).padStart(6)}  ${"1x".padStart(11)}`,
+    `${"bare TransactWriteItems, 6 items".padEnd(width)}      1      -  ${tx.p50.toFixed(2).padStart(8)}  ${tx.p99.toFixed(1).padStart(6)}  ${`${Math.round((tx.p50 / b) * 10) / 10}x`.padStart(11)}`,
+  ];
+  console.log(`\n${lines.join("\n")}\n`);
+  console.log("Goals (issue 4, at 1 connection): contact search p50 <= 4x, message create p50 <= 6x the GetItem p50.");
+
+  await mkdir(join(ROOT, "docs", "bench"), { recursive: true });
+  await writeFile(
+    OUT_FILE,
+    `${JSON.stringify(
+      {
+        generatedAt: new Date().toISOString(),
+        node: process.version,
+        machine: { cores: cpus().length, cpu: cpus()[0]?.model.split(" ").slice(0, 2).join(" ") },
+        contacts: CONTACTS,
+        seed: seeded,
+        durationSeconds: DURATION_S,
+        getItem: { p50Ms: b, p99Ms: getItem.p99, samples: GETITEM_SAMPLES },
+        transactWrite6: { p50Ms: tx.p50, p99Ms: tx.p99, samples: 225, ratioToGetItem: Math.round((tx.p50 / b) * 10) / 10 },
+        rows,
+      },
+      null,
+      2,
+    )}\n`,
+  );
+  console.log(`wrote ${OUT_FILE}`);
+  doc.destroy();
+} finally {
+  await sandbox.stop();
+}

@@ -1,0 +1,166 @@
+import { beforeAll, describe, expect, it } from "vitest";
+import { invoke } from "../support/api.ts";
+import { makeAccount, type AccountFixture } from "../support/fixtures.ts";
+import { outboxOf } from "../support/outbox.ts";
+
+let a: AccountFixture;
+let b: AccountFixture;
+
+beforeAll(async () => {
+  a = await makeAccount("Contacts A");
+  b = await makeAccount("Contacts B");
+});
+
+const create = (f: AccountFixture, body: unknown) => invoke("contacts.create", { params: { account_id: f.accountId }, key: f.agentKey, body });
+const search = (f: AccountFixture, query: Record<string, string>) => invoke("contacts.search", { params: { account_id: f.accountId }, key: f.agentKey, query });
+
+describe("contacts", () => {
+  it("creates a contact and writes contact_created with the API.md payload", async () => {
+    const res = await create(a, { name: "Maria Souza", email: "Maria@Example.com", phone_number: "+5511999990001", identifier: "crm-1", custom_attributes: { tier: "gold" } });
+
+    expect(res.status).toBe(200);
+    const c = res.json.payload.contact;
+    expect(c).toMatchObject({ id: 1, name: "Maria Souza", email: "maria@example.com", phone_number: "+5511999990001", identifier: "crm-1", custom_attributes: { tier: "gold" } });
+    const [event] = await outboxOf(a.accountId, "contact_created");
+    expect(event!.inboxId).toBeUndefined();
+    expect(event!.payload).toMatchObject({
+      event: "contact_created",
+      id: "1",
+      name: "Maria Souza",
+      email: "maria@example.com",
+      phone_number: "+5511999990001",
+      identifier: "crm-1",
+      custom_attributes: { tier: "gold" },
+      additional_attributes: {},
+      account: { id: a.accountId, name: "Contacts A" },
+    });
+  });
+
+  it("rejects a duplicate e-mail (any case) and identifier with 422 and writes nothing", async () => {
+    const before = (await outboxOf(a.accountId)).length;
+    const dupEmail = await create(a, { name: "Other", email: "MARIA@example.com" });
+    const dupIdent = await create(a, { name: "Other", identifier: "crm-1" });
+    const otherAccount = await create(b, { name: "Maria in B", email: "maria@example.com" });
+
+    expect(dupEmail.status).toBe(422);
+    expect(dupEmail.json).toEqual({ message: "Email has already been taken", attributes: ["email"], errors: [{ field: "email", code: "taken", message: "has already been taken" }] });
+    expect(dupIdent.status).toBe(422);
+    expect(dupIdent.json.attributes).toEqual(["identifier"]);
+    expect(otherAccount.status).toBe(200);
+    expect((await outboxOf(a.accountId)).length).toBe(before);
+  });
+
+  it("validates the body", async () => {
+    const res = await create(a, { email: "not-an-email", phone_number: "12345" });
+    expect(res.status).toBe(422);
+    expect(res.json.attributes).toEqual(expect.arrayContaining(["name", "email", "phone_number"]));
+  });
+
+  it("shows a contact and 404s for another account's or a missing id", async () => {
+    const ok = await invoke("contacts.show", { params: { account_id: a.accountId, contact_id: 1 }, key: a.agentKey });
+    const missing = await invoke("contacts.show", { params: { account_id: a.accountId, contact_id: 999 }, key: a.agentKey });
+    const other = await invoke("contacts.show", { params: { account_id: b.accountId, contact_id: 2 }, key: b.agentKey });
+
+    expect(ok.json.payload).toMatchObject({ id: 1, name: "Maria Souza" });
+    expect(missing.status).toBe(404);
+    expect(other.status).toBe(404);
+  });
+
+  it("updates with PATCH and PUT, emits contact_updated with changed_attributes only on change, and frees the old e-mail", async () => {
+    const patched = await invoke("contacts.update", { params: { account_id: a.accountId, contact_id: 1 }, key: a.agentKey, body: { name: "Maria S.", email: "maria.s@example.com" } });
+    const same = await invoke("contacts.replace", { params: { account_id: a.accountId, contact_id: 1 }, key: a.agentKey, body: { name: "Maria S." } });
+    const reuse = await create(a, { name: "New Maria", email: "maria@example.com" });
+    const taken = await invoke("contacts.update", { params: { account_id: a.accountId, contact_id: 1 }, key: a.agentKey, body: { email: "maria@example.com" } });
+
+    expect(patched.status).toBe(200);
+    expect(patched.json.payload).toMatchObject({ name: "Maria S.", email: "maria.s@example.com" });
+    expect(same.status).toBe(200);
+    expect(reuse.status).toBe(200);
+    expect(taken.status).toBe(422);
+    const updates = await outboxOf(a.accountId, "contact_updated");
+    expect(updates).toHaveLength(1);
+    expect(updates[0]!.payload).toMatchObject({
+      event: "contact_updated",
+      id: "1",
+      name: "Maria S.",
+      changed_attributes: [
+        { name: { previous_value: "Maria Souza", current_value: "Maria S." } },
+        { email: { previous_value: "maria@example.com", current_value: "maria.s@example.com" } },
+      ],
+    });
+  });
+
+  it("404s when updating another account's contact", async () => {
+    const res = await invoke("contacts.update", { params: { account_id: b.accountId, contact_id: 99 }, key: b.agentKey, body: { name: "x" } });
+    expect(res.status).toBe(404);
+  });
+
+  it("lists contacts with meta, pages and cursors", async () => {
+    for (let i = 0; i < 5; i++) await create(b, { name: `Lister ${i}` });
+    const first = await invoke("contacts.list", { params: { account_id: b.accountId }, key: b.agentKey, query: { per: "2" } });
+    const next = await invoke("contacts.list", { params: { account_id: b.accountId }, key: b.agentKey, query: { per: "2", cursor: first.json.meta.next_cursor } });
+    const page3 = await invoke("contacts.list", { params: { account_id: b.accountId }, key: b.agentKey, query: { per: "2", page: "3" } });
+    const bad = await invoke("contacts.list", { params: { account_id: b.accountId }, key: b.agentKey, query: { per: "two" } });
+    const badCursor = await invoke("contacts.list", { params: { account_id: b.accountId }, key: b.agentKey, query: { cursor: "zz" } });
+    const clamped = await invoke("contacts.list", { params: { account_id: b.accountId }, key: b.agentKey, query: { per: "1000" } });
+
+    expect(first.json.meta).toMatchObject({ count: 6, current_page: 1, per: 2, has_more: true });
+    expect(first.json.payload.map((c: { name: string }) => c.name)).toEqual(["Maria in B", "Lister 0"]);
+    expect(next.json.payload.map((c: { name: string }) => c.name)).toEqual(["Lister 1", "Lister 2"]);
+    expect(page3.json.payload.map((c: { name: string }) => c.name)).toEqual(["Lister 3", "Lister 4"]);
+    expect(page3.json.meta).toMatchObject({ has_more: false, next_cursor: null });
+    expect(bad.status).toBe(422);
+    expect(bad.json.attributes).toEqual(["per"]);
+    expect(badCursor.status).toBe(422);
+    expect(clamped.json.meta.per).toBe(100);
+  });
+});
+
+describe("contact search", () => {
+  beforeAll(async () => {
+    await create(b, { name: "João Pereira", email: "joao@acme.io", phone_number: "+5521988887777" });
+    await create(b, { name: "Joana Dark", email: "jd@other.org", identifier: "EXT-77" });
+    await create(b, { name: "Zed", email: "zed@acme.io" });
+  });
+
+  it("finds case-insensitive substrings of name, e-mail, phone and identifier", async () => {
+    const names = async (q: string) => (await search(b, { q, sort: "name" })).json.payload.map((c: { name: string }) => c.name);
+    expect(await names("JOA")).toEqual(["Joana Dark", "João Pereira"].sort((x, y) => x.localeCompare(y)));
+    expect(await names("acme.io")).toEqual(["João Pereira", "Zed"]);
+    expect(await names("88887")).toEqual(["João Pereira"]);
+    expect(await names("ext-7")).toEqual(["Joana Dark"]);
+    expect(await names("ze")).toEqual(["Zed"]);
+    expect(await names("z")).toEqual(["Zed"]);
+    expect(await names("nomatch")).toEqual([]);
+  });
+
+  it("sorts, pages and reports meta", async () => {
+    const res = await search(b, { q: "j", sort: "-name", per: "1" });
+    const page2 = await search(b, { q: "j", sort: "-name", per: "1", page: "2" });
+    expect(res.json.meta).toMatchObject({ count: 2, current_page: 1, has_more: true });
+    expect(res.json.payload[0].name).toBe("João Pereira");
+    expect(page2.json.payload[0].name).toBe("Joana Dark");
+    const created = await search(b, { q: "acme", sort: "created_at" });
+    expect(created.json.payload.map((c: { name: string }) => c.name)).toEqual(["João Pereira", "Zed"]);
+  });
+
+  it("follows updates: the old text is no longer found, the new one is", async () => {
+    const zed = (await search(b, { q: "zed" })).json.payload[0];
+    await invoke("contacts.update", { params: { account_id: b.accountId, contact_id: zed.id }, key: b.agentKey, body: { name: "Yolanda", email: "yo@acme.io" } });
+    expect((await search(b, { q: "zed" })).json.payload).toEqual([]);
+    expect((await search(b, { q: "yolan" })).json.payload.map((c: { id: number }) => c.id)).toEqual([zed.id]);
+  });
+
+  it("never returns another account's contacts", async () => {
+    const res = await search(a, { q: "acme" });
+    expect(res.json.payload).toEqual([]);
+  });
+
+  it("answers 422 with the API.md body when q is missing or blank", async () => {
+    const missing = await search(b, {});
+    const blank = await search(b, { q: "  " });
+    expect(missing.status).toBe(422);
+    expect(missing.json).toEqual({ error: "Specify search string with parameter q" });
+    expect(blank.status).toBe(422);
+  });
+});

@@ -1,0 +1,51 @@
+import { describe, expect, it } from "vitest";
+import { bucketStart, dayOf, report, type DayRow, type ReportStore } from "../../shared/domain/reports.ts";
+
+const T = (iso: string) => Date.parse(iso) / 1000;
+
+/** The domain's port, in memory. */
+function store(rows: Record<string, DayRow[]>): ReportStore {
+  return {
+    async readDays(_a, scope, from, to) {
+      return (rows[scope] ?? []).filter((r) => r.day >= from && r.day <= to);
+    },
+    async inboxExists(_a, id) {
+      return id === 1;
+    },
+  };
+}
+
+describe("report buckets", () => {
+  it("starts days at UTC midnight, weeks on Monday, months on the 1st", () => {
+    const ts = T("2026-03-05T15:30:00Z"); // a Thursday
+    expect(dayOf(ts)).toBe("2026-03-05");
+    expect(bucketStart(ts, "day")).toBe(T("2026-03-05T00:00:00Z"));
+    expect(bucketStart(ts, "week")).toBe(T("2026-03-02T00:00:00Z"));
+    expect(bucketStart(T("2026-03-01T10:00:00Z"), "week")).toBe(T("2026-02-23T00:00:00Z"));
+    expect(bucketStart(ts, "month")).toBe(T("2026-03-01T00:00:00Z"));
+  });
+
+  it("sums counts per bucket and averages times with their count", async () => {
+    const s = store({
+      account: [
+        { day: "2026-01-30", fields: { conversations_count: 2, first_response_sum: 100, first_response_count: 2 } },
+        { day: "2026-02-02", fields: { conversations_count: 3, first_response_sum: 30, first_response_count: 1 } },
+      ],
+    });
+    const q = { type: "account" as const, since: T("2026-01-30T00:00:00Z"), until: T("2026-02-03T00:00:00Z"), group_by: "month" as const };
+    await expect(report(s, 1, { ...q, metric: "conversations_count" })).resolves.toEqual([
+      { value: 2, timestamp: T("2026-01-01T00:00:00Z") },
+      { value: 3, timestamp: T("2026-02-01T00:00:00Z") },
+    ]);
+    await expect(report(s, 1, { ...q, metric: "avg_first_response_time", group_by: "week" })).resolves.toEqual([
+      { value: 50, timestamp: T("2026-01-26T00:00:00Z"), count: 2 },
+      { value: 30, timestamp: T("2026-02-02T00:00:00Z"), count: 1 },
+    ]);
+  });
+
+  it("rejects reversed ranges and unknown inboxes", async () => {
+    const s = store({});
+    await expect(report(s, 1, { metric: "conversations_count", type: "account", since: 10, until: 5, group_by: "day" })).rejects.toMatchObject({ status: 422 });
+    await expect(report(s, 1, { metric: "conversations_count", type: "inbox", id: 2, since: 0, until: 5, group_by: "day" })).rejects.toMatchObject({ status: 422 });
+  });
+});
