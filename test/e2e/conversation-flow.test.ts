@@ -1,20 +1,31 @@
 /**
  * The conversation scenario over real HTTP in the sandbox: create contact -> conversation ->
  * incoming message -> resolve. Each step's webhook payload is asserted field by field on the
- * outbox items (the contract with the delivery pipeline of the webhook issue).
+ * outbox items, then at a real receiver on 127.0.0.1 subscribed to every event: the delivered
+ * bodies are exactly those payloads, signed so that the Standard Webhooks reference verifies them.
  */
+import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { startSandbox, type Sandbox } from "../../infra/local/sandbox.ts";
+import { EVENT_NAMES } from "../../shared/events/catalog.ts";
 import { outboxOf } from "../support/outbox.ts";
+import { startReceiver, type Receiver } from "../support/receiver.ts";
 
 let sandbox: Sandbox;
+let receiver: Receiver;
+let secret: string;
 const suffix = Math.random().toString(36).slice(2, 8);
 
 beforeAll(async () => {
   sandbox = await startSandbox({ port: 0, dynamoEndpoint: inject("dynamoEndpoint"), tableName: `flow-main-${suffix}`, throttleTableName: `flow-throttle-${suffix}` });
+  receiver = await startReceiver();
+  const hook = await call("POST", "/webhooks", { url: receiver.url, subscriptions: [...EVENT_NAMES] }, { api_access_token: sandbox.info.adminApiKey });
+  expect(hook.status).toBe(200);
+  secret = hook.json.payload.webhook.secret;
 });
 
 afterAll(async () => {
+  await receiver?.close();
   await sandbox?.stop();
 });
 
@@ -109,6 +120,20 @@ describe("contact -> conversation -> incoming message -> resolve, over HTTP", ()
 
     const meta = await call("GET", "/conversations/meta?status=resolved");
     expect(meta.json).toEqual({ meta: { mine_count: 0, assigned_count: 0, unassigned_count: 1, all_count: 1 } });
+
+    // The receiver got every step's event, byte for byte the outbox payload, signed.
+    const outbox = (await outboxOf(accountId)).filter((e) => e.event !== "inbox_created" || e.payload.name === "Flow inbox");
+    const received = await receiver.waitFor(outbox.length, 15_000);
+    const byKey = (e: { event: string; id: string }) => `${e.event}#${e.id}`;
+    expect(received.map((r) => byKey(r.json)).sort()).toEqual(outbox.map((e) => byKey(e.payload)).sort());
+    const verifier = new Webhook(secret);
+    for (const r of received) {
+      const sent = outbox.find((e) => byKey(e.payload) === byKey(r.json))!;
+      expect(r.json).toEqual(sent.payload);
+      expect(r.headers["content-type"]).toBe("application/json");
+      expect(() => verifier.verify(r.body, r.headers as Record<string, string>)).not.toThrow();
+    }
+    expect(new Set(received.map((r) => r.headers["webhook-id"])).size).toBe(received.length);
   });
 
   it("routes contacts/search and conversations/meta before the {id} routes, and uploads to fauxqs S3", async () => {
