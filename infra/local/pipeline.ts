@@ -10,7 +10,7 @@
 import { randomUUID } from "node:crypto";
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
-import { startFauxqs } from "fauxqs";
+import type { LocalAws } from "./fauxqs.ts";
 import { DescribeTableCommand } from "@aws-sdk/client-dynamodb";
 import {
   DescribeStreamCommand,
@@ -29,6 +29,8 @@ import { localClient, LOCAL_CREDENTIALS } from "./dynamo.ts";
 
 export interface PipelineOptions {
   readonly dynamoEndpoint: string;
+  /** The sandbox's one fauxqs instance (also serving S3); its owner stops it. */
+  readonly aws: LocalAws;
   readonly tableName: string;
   /** Stream poll interval (ms). */
   readonly pollMs?: number;
@@ -52,7 +54,7 @@ const ACCOUNT = "000000000000";
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export async function startPipeline(opts: PipelineOptions): Promise<Pipeline> {
-  const server = await startFauxqs({ port: 0, logger: false, host: "127.0.0.1" });
+  const server = opts.aws.server;
   const schedule = parseSchedule(config().WEBHOOK_RETRY_SCHEDULE);
   const eventsDlq = server.createQueue("conversa-events-dlq");
   const deliveriesDlq = server.createQueue("conversa-deliveries-dlq");
@@ -245,7 +247,6 @@ export async function startPipeline(opts: PipelineOptions): Promise<Pipeline> {
       streams.destroy();
       sqs.destroy();
       resetSqs();
-      await server.stop();
     },
   };
 }

@@ -112,7 +112,7 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
     const stateFile = dataDir ? join(dataDir, "sandbox.json") : undefined;
     const seed = await seedDemo(stateFile ? readPrevious(stateFile) : undefined);
     await seedCatalog(seed.accountId);
-    pipeline = await startPipeline({ dynamoEndpoint: endpoint, tableName });
+    pipeline = await startPipeline({ dynamoEndpoint: endpoint, tableName, aws: localAws });
     const gw = await startGateway(opts.port);
     server = gw.server;
     // The fresh values last: sandbox.json of an earlier run holds the old ones.
