@@ -92,6 +92,8 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
     MAIL_DIR: mailDir,
     // Webhook receivers in local use live on 127.0.0.1 (issue 3).
     WEBHOOK_ALLOW_PRIVATE_NETWORK: "true",
+    // Tests and benchmarks run sandboxes quietly; `npm start` logs one line per request.
+    LOG_LEVEL: process.env["LOG_LEVEL"] ?? "warn",
     S3_ENDPOINT: localAws.endpoint,
     UPLOADS_BUCKET: SANDBOX_UPLOADS_BUCKET,
     ...opts.env,

@@ -7,6 +7,7 @@ import { startSandbox } from "./sandbox.ts";
 
 // The AWS SDK warns that its Node 20 support ends in 2027; the deployed Lambdas run nodejs22.x.
 process.env["AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED"] ??= "true";
+process.env["LOG_LEVEL"] ??= "info";
 
 const port = Number(process.env["PORT"] ?? 3000);
 const dataDir = process.env["SANDBOX_DATA_DIR"] ?? ".data";
