@@ -1,33 +1,17 @@
 /** Plans and coupons in the main table (the operator's catalog, `npm run admin`). */
-import { PutCommand, QueryCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import { PutCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import { couponSchema, planSchema, type Coupon, type CouponDef, type Plan } from "../domain/checkout/catalog.ts";
 import type { CatalogReader } from "../domain/checkout/checkout.ts";
 import { db, isConditionalFailure, mainTableName } from "./client.ts";
 import { getItem, strip } from "./items.ts";
 import { checkoutKeys } from "./keys.ts";
+import { queryPrefix } from "./query.ts";
 
 type Item = Record<string, unknown>;
 
 const toPlan = (item: Item): Plan => planSchema.parse(strip(item));
 const toCoupon = (item: Item): Coupon => ({ ...couponSchema.parse(strip(item)), redemptions: Number(item["redemptions"] ?? 0) });
 
-async function queryAll(pk: string, skPrefix: string): Promise<Item[]> {
-  const items: Item[] = [];
-  let start: Item | undefined;
-  do {
-    const out = await db().send(
-      new QueryCommand({
-        TableName: mainTableName(),
-        KeyConditionExpression: "pk = :pk AND begins_with(sk, :p)",
-        ExpressionAttributeValues: { ":pk": pk, ":p": skPrefix },
-        ExclusiveStartKey: start,
-      }),
-    );
-    items.push(...(out.Items ?? []));
-    start = out.LastEvaluatedKey;
-  } while (start);
-  return items;
-}
 
 export const catalogRepo: CatalogReader = {
   async getPlan(slug) {
@@ -36,7 +20,7 @@ export const catalogRepo: CatalogReader = {
   },
   async listPlans() {
     const k = checkoutKeys.planPrefix();
-    return (await queryAll(k.pk, k.skPrefix)).map(toPlan);
+    return (await queryPrefix(k.pk, k.skPrefix)).map(toPlan);
   },
   async getCoupon(code) {
     // Strongly consistent: the redemption count decides "exhausted".
@@ -47,7 +31,7 @@ export const catalogRepo: CatalogReader = {
 
 export async function listCoupons(): Promise<Coupon[]> {
   const k = checkoutKeys.couponPrefix();
-  return (await queryAll(k.pk, k.skPrefix)).map(toCoupon);
+  return (await queryPrefix(k.pk, k.skPrefix)).map(toCoupon);
 }
 
 /** Creates or replaces a plan. `onlyIfMissing`: keep an existing one (sandbox seed). Returns whether it was written. */

@@ -2,7 +2,7 @@
  * Users' credentials in the main table: login lookups, session and API keys (both items of each:
  * the auth lookup by hash and the user's listing item), password-reset tokens.
  */
-import { BatchGetCommand, PutCommand, QueryCommand, TransactWriteCommand } from "@aws-sdk/lib-dynamodb";
+import { BatchGetCommand, PutCommand, TransactWriteCommand } from "@aws-sdk/lib-dynamodb";
 import type { AccessToken, AccessTokenStore } from "../domain/access-tokens.ts";
 import type { ResetStore, ResetTokenRecord } from "../domain/password-reset.ts";
 import type { AccountMembership, CredentialUser, IssuedKey, SignInStore } from "../domain/sign-in.ts";
@@ -10,6 +10,7 @@ import { apiKeyItems, listMemberships } from "./accounts-repo.ts";
 import { cancelledOnCondition, db, mainTableName, throttleTableName } from "./client.ts";
 import { getItem, type TransactItem } from "./items.ts";
 import { keys } from "./keys.ts";
+import { queryPrefix } from "./query.ts";
 
 type Item = Record<string, unknown>;
 
@@ -37,24 +38,6 @@ function pwVersionIs(v: number) {
     : { ConditionExpression: "attribute_exists(pk) AND pwVersion = :v", ExpressionAttributeValues: { ":v": v } };
 }
 
-async function queryAll(input: { pk: string; skPrefix: string }): Promise<Item[]> {
-  const items: Item[] = [];
-  let start: Item | undefined;
-  do {
-    const out = await db().send(
-      new QueryCommand({
-        TableName: mainTableName(),
-        KeyConditionExpression: "pk = :pk AND begins_with(sk, :p)",
-        ExpressionAttributeValues: { ":pk": input.pk, ":p": input.skPrefix },
-        ConsistentRead: true,
-        ExclusiveStartKey: start,
-      }),
-    );
-    items.push(...(out.Items ?? []));
-    start = out.LastEvaluatedKey;
-  } while (start);
-  return items;
-}
 
 /** BatchGet with the retry of unprocessed keys DynamoDB asks for. */
 async function batchGet(table: string, keyList: readonly Item[]): Promise<Item[]> {
@@ -92,7 +75,10 @@ async function findUserByEmail(email: string): Promise<CredentialUser | undefine
 }
 
 /** The listing items of a user's keys (they hold the hash, so both items can be deleted). */
-const userKeyItems = (userId: number) => queryAll(keys.userApiKeyPrefix(userId));
+const userKeyItems = (userId: number) => {
+  const k = keys.userApiKeyPrefix(userId);
+  return queryPrefix(k.pk, k.skPrefix, { consistent: true });
+};
 
 async function deleteKeys(userId: number, listing: readonly Item[]): Promise<void> {
   const table = mainTableName();

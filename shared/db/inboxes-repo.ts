@@ -1,9 +1,9 @@
-import { QueryCommand } from "@aws-sdk/lib-dynamodb";
 import type { Inbox, InboxStore } from "../domain/inboxes.ts";
 import { accountsRepo } from "./accounts-repo.ts";
-import { db, mainTableName } from "./client.ts";
+import { mainTableName } from "./client.ts";
 import { getItem, guardConcurrent, newRev, nextAccountScopedId, remember, strip, transact, unchangedSince } from "./items.ts";
 import { keys } from "./keys.ts";
+import { queryPrefix } from "./query.ts";
 
 const toInbox = (item: Record<string, unknown>): Inbox => remember(strip<Inbox>(item), item["rev"]);
 
@@ -48,21 +48,7 @@ export const inboxesRepo: InboxStore = {
 
   async listInboxes(accountId) {
     const k = keys.inboxPrefix(accountId);
-    const items: Record<string, unknown>[] = [];
-    let start: Record<string, unknown> | undefined;
-    do {
-      const out = await db().send(
-        new QueryCommand({
-          TableName: mainTableName(),
-          KeyConditionExpression: "pk = :pk AND begins_with(sk, :p)",
-          ExpressionAttributeValues: { ":pk": k.pk, ":p": k.skPrefix },
-          ExclusiveStartKey: start,
-        }),
-      );
-      items.push(...(out.Items ?? []));
-      start = out.LastEvaluatedKey;
-    } while (start);
-    return items.map(toInbox);
+    return (await queryPrefix(k.pk, k.skPrefix, { consistent: true })).map(toInbox);
   },
 
   async replaceInbox(prev, next, events) {

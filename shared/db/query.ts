@@ -1,4 +1,4 @@
-/** Query and BatchGet helpers shared by the conversation-domain repositories. */
+/** Query and BatchGet helpers shared by the repositories. */
 import { BatchGetCommand, QueryCommand } from "@aws-sdk/lib-dynamodb";
 import type { QueryCommandInput } from "@aws-sdk/lib-dynamodb";
 import { db, mainTableName } from "./client.ts";
@@ -47,6 +47,16 @@ export async function queryAll(input: Omit<QueryCommandInput, "TableName" | "Exc
     start = out.LastEvaluatedKey;
   } while (start);
   return items;
+}
+
+/** Every item of partition `pk` whose sort key starts with `skPrefix` (all pages). */
+export function queryPrefix(pk: string, skPrefix: string, opts: { consistent?: boolean } = {}): Promise<Item[]> {
+  const { lo, hi } = prefixRange(skPrefix);
+  return queryAll({
+    KeyConditionExpression: "pk = :pk AND sk BETWEEN :lo AND :hi",
+    ExpressionAttributeValues: { ":pk": pk, ":lo": lo, ":hi": hi },
+    ...(opts.consistent ? { ConsistentRead: true } : {}),
+  });
 }
 
 /**
