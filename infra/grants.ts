@@ -23,7 +23,7 @@ export const MAIN_TABLE_WRITE = ["dynamodb:PutItem", "dynamodb:UpdateItem", "dyn
 
 
 /**
- * The queue workers, by what their repositories call (shared/db/webhooks-repo.ts):
+ * The queue workers (on the table only, no GSI), by what their repositories call (shared/db/webhooks-repo.ts):
  * fan-out reads the event's marker and the account's webhooks, then writes the marker;
  * delivery reads the delivery and its webhook in one batch, then writes the attempt.
  */
@@ -34,10 +34,10 @@ export const WORKER_TABLE_ACTIONS: Readonly<Record<string, readonly string[]>> =
 
 const INDEX_ACTIONS = new Set(["dynamodb:Query", "dynamodb:Scan"]);
 
-/** `actions` on the table; query actions on each named GSI as well. */
-export function grantTableData(grantee: IGrantable, table: Table, def: TableDef, actions: readonly string[]): void {
+/** `actions` on the table; query actions on each named GSI as well, unless `indexes` is false. */
+export function grantTableData(grantee: IGrantable, table: Table, def: TableDef, actions: readonly string[], indexes = true): void {
   grantee.grantPrincipal.addToPrincipalPolicy(new PolicyStatement({ actions: [...actions], resources: [table.tableArn] }));
-  const indexActions = actions.filter((a) => INDEX_ACTIONS.has(a));
+  const indexActions = indexes ? actions.filter((a) => INDEX_ACTIONS.has(a)) : [];
   if (indexActions.length && def.gsis.length) {
     grantee.grantPrincipal.addToPrincipalPolicy(
       new PolicyStatement({ actions: indexActions, resources: def.gsis.map((g) => `${table.tableArn}/index/${g.name}`) }),

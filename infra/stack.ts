@@ -137,7 +137,8 @@ export class ConversaStack extends Stack {
     // Not behind a route (queue workers...): their triggers are wired where they are added.
     for (const name of extraFunctions) {
       const fn = this.makeFunction(name, { assetsDir, environment, removalPolicy });
-      grantTableData(fn, this.table, mainTable, WORKER_TABLE_ACTIONS[name] ?? [...MAIN_TABLE_READ, ...MAIN_TABLE_WRITE]);
+      const worker = WORKER_TABLE_ACTIONS[name];
+      grantTableData(fn, this.table, mainTable, worker ?? [...MAIN_TABLE_READ, ...MAIN_TABLE_WRITE], !worker);
     }
 
     this.webhooks = new WebhookPipeline(this, "Webhooks", { table: this.table, functions: this.functions, environment, removalPolicy });
