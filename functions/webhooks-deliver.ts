@@ -12,6 +12,7 @@ import { config } from "../shared/config.ts";
 import { deliveriesRepo } from "../shared/db/webhooks-repo.ts";
 import { attemptDelivery } from "../shared/domain/deliveries.ts";
 import { parseSchedule } from "../shared/delivery/schedule.ts";
+import { recordDeliveryMetrics } from "../shared/delivery/metrics.ts";
 import { postJson } from "../shared/delivery/sender.ts";
 import { processBatch } from "../shared/queue/batch.ts";
 import { EVENT_NAMES } from "../shared/events/catalog.ts";
@@ -36,6 +37,7 @@ export const handler = (event: SQSEvent) => {
   return processBatch(event, c.DELIVERY_QUEUE_URL, async (record) => {
     const receives = Number(record.attributes?.ApproximateReceiveCount ?? "1");
     const outcome = await attemptDelivery(deps, message.parse(JSON.parse(record.body)), receives);
+    recordDeliveryMetrics(outcome);
     return outcome.kind === "done" ? "done" : { againInSeconds: outcome.delaySeconds };
   });
 };

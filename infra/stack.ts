@@ -12,7 +12,7 @@ import type { HttpApiProps } from "aws-cdk-lib/aws-apigatewayv2";
 import { HttpLambdaIntegration } from "aws-cdk-lib/aws-apigatewayv2-integrations";
 import { AttributeType, BillingMode, ProjectionType, StreamViewType, Table, TableEncryption } from "aws-cdk-lib/aws-dynamodb";
 import type { TableProps } from "aws-cdk-lib/aws-dynamodb";
-import { PolicyStatement } from "aws-cdk-lib/aws-iam";
+import { PolicyStatement, Role, ServicePrincipal } from "aws-cdk-lib/aws-iam";
 import { Architecture, Code, Function as LambdaFunction, Runtime } from "aws-cdk-lib/aws-lambda";
 import { LogGroup, RetentionDays } from "aws-cdk-lib/aws-logs";
 import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from "aws-cdk-lib/aws-s3";
@@ -27,6 +27,9 @@ import { routes } from "../shared/routes.ts";
 import { CORS_ALLOW_HEADERS, CORS_ALLOW_METHODS, CORS_EXPOSE_HEADERS, CORS_MAX_AGE_SECONDS } from "../shared/http/cors.ts";
 import type { Route } from "../shared/routes.ts";
 import { DEFAULT_OUT_DIR, extraFunctions } from "./build.ts";
+import { grantTableData, MAIN_TABLE_READ, MAIN_TABLE_WRITE, WORKER_TABLE_ACTIONS } from "./grants.ts";
+import { acknowledgeNagFindings } from "./nag.ts";
+import { accessLogSettings, Observability, observabilityContext } from "./observability.ts";
 import { WebhookPipeline } from "./webhooks.ts";
 
 export const STAGES = ["production", "development"] as const;
@@ -74,6 +77,10 @@ export class ConversaStack extends Stack {
   readonly functions = new Map<string, LambdaFunction>();
   /** Outbox stream -> Pipe -> bus -> rule -> queues -> fan-out and delivery workers (issue 3). */
   readonly webhooks: WebhookPipeline;
+  /** The HTTP API's access log (JSON, one line per request). */
+  readonly accessLogGroup: LogGroup;
+  /** Alarms, their SNS topic and the dashboard (issue 8). */
+  readonly observability: Observability;
 
   constructor(scope: Construct, id: string, props: ConversaStackProps) {
     super(scope, id, props);
@@ -92,9 +99,11 @@ export class ConversaStack extends Stack {
     this.api = new HttpApi(this, "HttpApi", {
       apiName: `conversa-${this.stage}`,
       description: `Conversa API (${this.stage})`,
-      createDefaultStage: true,
+      createDefaultStage: false,
       ...checkoutCors(contextEnv["CHECKOUT_ALLOWED_ORIGINS"]),
     });
+    this.accessLogGroup = new LogGroup(this, "ApiAccessLogs", { retention: RetentionDays.ONE_MONTH, removalPolicy });
+    this.api.addStage("DefaultStage", { stageName: "$default", autoDeploy: true, accessLogSettings: accessLogSettings(this.accessLogGroup) });
 
     const environment: Record<string, string> = {
       ...contextEnv,
@@ -102,6 +111,7 @@ export class ConversaStack extends Stack {
       TABLE_NAME: this.table.tableName,
       THROTTLE_TABLE_NAME: this.throttleTable.tableName,
       NODE_OPTIONS: "--enable-source-maps",
+      METRICS_NAMESPACE: contextEnv["METRICS_NAMESPACE"] ?? `Conversa/${this.stage}`,
     };
 
     // One Lambda per function file; routes sharing a file (e.g. PATCH and PUT) share it.
@@ -117,8 +127,8 @@ export class ConversaStack extends Stack {
         timeoutSeconds: largest(group.map((r) => r.timeoutSeconds)),
       });
       // Least privilege: read-only routes never write the main table; every route counts requests.
-      if (group.every((r) => r.method === "GET")) this.table.grantReadData(fn);
-      else this.table.grantReadWriteData(fn);
+      const readOnly = group.every((r) => r.method === "GET");
+      grantTableData(fn, this.table, mainTable, readOnly ? MAIN_TABLE_READ : [...MAIN_TABLE_READ, ...MAIN_TABLE_WRITE]);
       this.throttleTable.grantReadWriteData(fn);
 
       const integration = new HttpLambdaIntegration(`${logicalName(name)}Integration`, fn);
@@ -133,7 +143,8 @@ export class ConversaStack extends Stack {
     // Not behind a route (queue workers...): their triggers are wired where they are added.
     for (const name of extraFunctions) {
       const fn = this.makeFunction(name, { assetsDir, environment, removalPolicy });
-      this.table.grantReadWriteData(fn);
+      const worker = WORKER_TABLE_ACTIONS[name];
+      grantTableData(fn, this.table, mainTable, worker ?? [...MAIN_TABLE_READ, ...MAIN_TABLE_WRITE], !worker);
     }
 
     this.webhooks = new WebhookPipeline(this, "Webhooks", { table: this.table, functions: this.functions, environment, removalPolicy });
@@ -154,6 +165,21 @@ export class ConversaStack extends Stack {
       this.uploadsBucket.grantRead(fn);
       fn.addEnvironment("UPLOADS_BUCKET", this.uploadsBucket.bucketName);
     }
+
+    this.observability = new Observability(this, "Observability", {
+      stage: this.stage,
+      metricsNamespace: environment["METRICS_NAMESPACE"]!,
+      api: this.api,
+      tables: [
+        { table: this.table, def: mainTable },
+        { table: this.throttleTable, def: throttleTable },
+      ],
+      functions: this.functions,
+      queues: this.webhooks,
+      removalPolicy,
+      ...observabilityContext(this.node),
+    });
+    acknowledgeNagFindings(this);
 
     new CfnOutput(this, "ApiUrl", { value: this.api.apiEndpoint, description: "Base URL of the HTTP API" });
     new CfnOutput(this, "TableName", { value: this.table.tableName });
@@ -214,6 +240,12 @@ export class ConversaStack extends Stack {
       retention: RetentionDays.ONE_MONTH,
       removalPolicy: opts.removalPolicy,
     });
+    // Its own role, allowed to write only its own log group (no AWSLambdaBasicExecutionRole).
+    const role = new Role(this, `${id}Role`, {
+      assumedBy: new ServicePrincipal("lambda.amazonaws.com"),
+      description: `Conversa ${this.stage}: functions/${name}.ts`,
+    });
+    logGroup.grantWrite(role);
     const fn = new LambdaFunction(this, `${id}Function`, {
       code: Code.fromAsset(codeDir),
       handler: "index.handler",
@@ -224,6 +256,7 @@ export class ConversaStack extends Stack {
       description: `Conversa ${this.stage}: functions/${name}.ts`,
       environment: opts.environment,
       logGroup,
+      role,
     });
     this.functions.set(name, fn);
     return fn;

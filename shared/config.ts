@@ -90,6 +90,8 @@ const schema = z.object({
   /** POST /auth/password answers no sooner than this (ms), known e-mail or not. */
   PASSWORD_RESET_MIN_REPLY_MS: int(500, 0),
   LOG_LEVEL: z._default(z.enum(["debug", "info", "warn", "error"]), "info"),
+  /** CloudWatch namespace of the EMF metrics; the stack sets `Conversa/<stage>` so that stages sharing an account do not mix. */
+  METRICS_NAMESPACE: str("Conversa"),
 });
 
 export type Config = z.infer<typeof schema>;

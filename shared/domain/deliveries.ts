@@ -188,12 +188,19 @@ export function initialDelivery(msg: DeliveryMessage, first: FirstRun): Delivery
   };
 }
 
+/** The attempt an outcome recorded, if one was made (the worker turns it into metrics). */
+export interface AttemptMade {
+  /** succeeded; retrying = failed, another attempt scheduled; failed = failed, no attempt left. */
+  readonly status: Exclude<DeliveryStatus, "pending">;
+  readonly durationMs: number;
+}
+
 /** What the queue adapter does with the message after an attempt. */
 export type AttemptOutcome =
   /** Done with this message (delivered, given up quietly, or stale): delete it. */
-  | { readonly kind: "done"; readonly reason: string }
+  | { readonly kind: "done"; readonly reason: string; readonly attempt?: AttemptMade }
   /** Leave it in the queue and make it reappear after `delaySeconds` (0 = now: on to the DLQ). */
-  | { readonly kind: "again"; readonly delaySeconds: number; readonly reason: string };
+  | { readonly kind: "again"; readonly delaySeconds: number; readonly reason: string; readonly attempt?: AttemptMade };
 
 export interface AttemptDeps {
   readonly store: Pick<DeliveryStore, "loadForAttempt" | "recordAttempt">;
@@ -256,11 +263,13 @@ export async function attemptDelivery(deps: AttemptDeps, msg: DeliveryMessage, r
     attempt_log: [...d.attempt_log, log],
   };
   if (!(await deps.store.recordAttempt(d, next, isNew))) return { kind: "done", reason: "overtaken by another run" };
-  if (status === "succeeded") return { kind: "done", reason: "delivered" };
-  if (status === "retrying") return { kind: "again", delaySeconds: retry.retry ? retry.delaySeconds : 0, reason: "retry scheduled" };
-  // A deleted webhook will never succeed: no point parking the message in the DLQ.
+  const made: AttemptMade = { status, durationMs: result.durationMs };
+  if (status === "succeeded") return { kind: "done", reason: "delivered", attempt: made };
+  if (status === "retrying") return { kind: "again", delaySeconds: retry.retry ? retry.delaySeconds : 0, reason: "retry scheduled", attempt: made };
+  // A deleted webhook will never succeed: no point parking the message in the DLQ (and no
+  // request was made: nothing to count).
   if (!webhook) return { kind: "done", reason: "webhook deleted" };
-  return { kind: "again", delaySeconds: 0, reason: "failed: to the DLQ" };
+  return { kind: "again", delaySeconds: 0, reason: "failed: to the DLQ", attempt: made };
 }
 
 /** `POST .../resend`: a new attempt of the same delivery id (same webhook-id), any status. */

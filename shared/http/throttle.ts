@@ -87,6 +87,8 @@ async function enforce(route: Route, api: ApiState, checks: readonly Check[]): P
   const nowMs = api.now.getTime();
   const outcome: Outcome = await new Limiter(throttleStore()).evaluate(checks, nowMs);
   for (const f of outcome.failed) storeErrorMetric(f.rule, api.requestId, f.error);
+  // Throttles per rule (EMF "Throttled", dimension Rule): one per rule that denied this request.
+  for (const v of outcome.verdicts) if (!v.allowed) emitMetric("Throttled", 1, "Count", { Rule: v.rule.name });
   const verdict = tightest([decide(outcome, nowMs), tightestOf.get(api)]);
   if (!verdict) return;
   tightestOf.set(api, verdict);

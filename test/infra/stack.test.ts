@@ -203,14 +203,17 @@ describe("functions", () => {
   it.each([
     ["production", "Retain"],
     ["development", "Delete"],
-  ] as const)("gives each function its own log group, one month, %s → %s", (stage, policy) => {
+  ] as const)("gives each function its own log group, one month, %s → %s (plus the API's access log)", (stage, policy) => {
     const t = template(stage);
     const groups = ofType(t, "AWS::Logs::LogGroup");
     const used = Object.values(ofType(t, "AWS::Lambda::Function")).map((f) =>
       refId((f.Properties.LoggingConfig as { LogGroup: unknown }).LogGroup),
     );
     expect(new Set(used).size).toBe(used.length);
-    expect(Object.keys(groups).sort()).toEqual([...used].sort());
+    const stages = Object.values(ofType(t, "AWS::ApiGatewayV2::Stage"));
+    expect(stages).toHaveLength(1);
+    const accessLog = refId((stages[0]!.Properties.AccessLogSettings as { DestinationArn: unknown }).DestinationArn);
+    expect(Object.keys(groups).sort()).toEqual([...used, accessLog].sort());
     for (const g of Object.values(groups)) {
       expect(g.Properties.RetentionInDays).toBe(30);
       expect(g.DeletionPolicy).toBe(policy);
