@@ -40,6 +40,9 @@ export const DEFAULT_TIMEOUT_SECONDS = 10;
 
 /** The one function allowed to send mail (POST /auth/password). */
 export const MAIL_SENDING_FUNCTION = "auth-password-request";
+/** Every upload's object key starts with this (shared/domain/uploads.ts: accounts/<id>/uploads/...). */
+export const UPLOADS_PREFIX = "accounts/";
+
 /** Functions granted the uploads bucket. */
 export const UPLOAD_FUNCTIONS = ["upload-create"] as const;
 
@@ -73,6 +76,7 @@ export class ConversaStack extends Stack {
   readonly api: HttpApi;
   /** Private bucket of `POST .../upload` (issue 4). */
   readonly uploadsBucket: Bucket;
+  readonly uploadsAccessLogs: Bucket;
   /** Every function by its file name under functions/ (route and extra functions). */
   readonly functions = new Map<string, LambdaFunction>();
   /** Outbox stream -> Pipe -> bus -> rule -> queues -> fan-out and delivery workers (issue 3). */
@@ -148,21 +152,35 @@ export class ConversaStack extends Stack {
     }
 
     this.webhooks = new WebhookPipeline(this, "Webhooks", { table: this.table, functions: this.functions, environment, removalPolicy });
-    // Uploads: encrypted, private, TLS only; only the functions that need it get access.
+    // Uploads: encrypted, private, TLS only, access-logged; only the functions that need it get access.
+    const disposable = this.stage === "development" ? { autoDeleteObjects: true } : {};
+    this.uploadsAccessLogs = new Bucket(this, "UploadsAccessLogs", {
+      encryption: BucketEncryption.S3_MANAGED,
+      blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
+      enforceSSL: true,
+      objectOwnership: ObjectOwnership.BUCKET_OWNER_PREFERRED,
+      lifecycleRules: [{ expiration: Duration.days(90) }],
+      removalPolicy,
+      ...disposable,
+    });
     this.uploadsBucket = new Bucket(this, "UploadsBucket", {
       encryption: BucketEncryption.S3_MANAGED,
       blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
       enforceSSL: true,
       objectOwnership: ObjectOwnership.BUCKET_OWNER_ENFORCED,
       versioned: false,
+      serverAccessLogsBucket: this.uploadsAccessLogs,
+      serverAccessLogsPrefix: "uploads/",
       removalPolicy,
+      ...disposable,
     });
     for (const name of UPLOAD_FUNCTIONS) {
       const fn = this.functions.get(name);
       if (!fn) continue;
-      this.uploadsBucket.grantPut(fn);
-      // The signed file_url is signed with this role: it needs s3:GetObject for the URL to work.
-      this.uploadsBucket.grantRead(fn);
+      // Put the object, and GetObject because the signed file_url is signed with this role.
+      fn.addToRolePolicy(
+        new PolicyStatement({ actions: ["s3:PutObject", "s3:GetObject"], resources: [this.uploadsBucket.arnForObjects(`${UPLOADS_PREFIX}*`)] }),
+      );
       fn.addEnvironment("UPLOADS_BUCKET", this.uploadsBucket.bucketName);
     }
 
