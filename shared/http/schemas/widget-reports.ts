@@ -1,6 +1,7 @@
 import * as z from "zod/mini";
 import { AVG_METRICS, COUNT_METRICS } from "../../domain/reports.ts";
 import { queryInt } from "./paging.ts";
+import { reply, unixTime } from "./common.ts";
 
 export const widgetQuery = z.object({ website_token: z.string().check(z.minLength(1), z.maxLength(100)) });
 
@@ -18,3 +19,12 @@ export const reportsQuery = z.object({
   until: queryInt,
   group_by: z._default(z.enum(["day", "week", "month"]), "day"),
 });
+
+// ---------------------------------------------------------------- replies
+
+export const widgetEventReply = reply(z.looseObject({ success: z.literal(true) }), "The webwidget_triggered event is emitted");
+
+export const reportsReply = reply(
+  z.array(z.looseObject({ value: z.number(), timestamp: unixTime, count: z.optional(z.int()) })),
+  "One point per bucket (start of the day, ISO week or month, UTC); averages carry `count`",
+);
