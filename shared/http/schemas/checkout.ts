@@ -5,7 +5,7 @@ import { normalizeCnpj } from "../../domain/checkout/cnpj.ts";
 import { normalizeBrazilianPhone } from "../../domain/checkout/phone.ts";
 import { MAX_ADDITIONAL_INBOXES } from "../../domain/checkout/pricing.ts";
 import type { Customer } from "../../domain/checkout/checkout.ts";
-import { named, reply, unixTime } from "./common.ts";
+import { named, reply, unixTime, type ReplySpec } from "./common.ts";
 
 const text = (max: number) => z.string().check(z.trim(), z.minLength(1), z.maxLength(max));
 
@@ -156,7 +156,10 @@ export const linkReply = reply(
   "The checkout page link (never carries personal data; `expires_at` when a customer was prefilled)",
   201,
 );
-export const prefillReply = reply(z.looseObject({ customer: customerView, expires_at: z.string() }), "The customer of a live checkout token");
+export const prefillReply: ReplySpec = {
+  ...reply(z.looseObject({ customer: customerView, expires_at: z.string() }), "The customer of a live checkout token"),
+  errors: [404],
+};
 export const couponReply = reply(couponAnswer, "The coupon check (200 whether valid or not)");
 export const subscribeReply = reply(
   z.looseObject({
@@ -176,6 +179,8 @@ export const subscribeReply = reply(
   "The account, its administrator and subscription, and an API key (a replay of the same Idempotency-Key returns the first reply)",
   201,
 );
+/** 409: Idempotency-Key reused with another body or still in progress; 503: too many concurrent subscriptions. */
+export const subscribeReplySpec: ReplySpec = { ...subscribeReply, errors: [409, 503] };
 export const quoteReply = reply(
   z.looseObject({ quote: z.looseObject({ id: z.int(), status: z.literal("received"), created_at: unixTime }) }),
   "The quote request is recorded",

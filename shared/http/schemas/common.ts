@@ -22,6 +22,8 @@ export interface ReplySpec {
   /** The route may also answer text/plain (e.g. the transcript with `format=text`). */
   readonly text?: string;
   readonly description: string;
+  /** Error statuses the use case answers beyond those the route table implies (e.g. 404 on an unknown token). */
+  readonly errors?: readonly number[];
 }
 
 export const reply = (schema: z.ZodMiniType, description: string, status = 200): ReplySpec => ({ status, schema, description });

@@ -14,7 +14,7 @@ const unwrap = (v: unknown): unknown => {
 
 /** Non-empty, every value one of the 12 events: else 422 "Subscriptions Invalid events" on `subscriptions`. */
 const subscriptions = z.pipe(
-  z.array(z.unknown()).check(
+  z.array(z.unknown()).register(z.globalRegistry, { description: "Event names, at least one", items: { type: "string", enum: [...EVENT_NAMES] } }).check(
     z.refine((a) => a.length > 0 && a.every((s) => typeof s === "string" && isEventName(s)), {
       message: "Invalid events",
       params: { code: "invalid_events" },
@@ -27,6 +27,8 @@ const name = z.nullable(z.string().check(z.trim(), z.maxLength(255)));
 const webhookType = z.enum(["account_type", "inbox_type"]);
 const inboxId = z.nullable(z.number().check(z.int(), z.positive()));
 
+const WRAPPED = { description: 'Also accepted wrapped as {"webhook": {...}} (Chatwoot clients send that).' };
+
 export const createWebhookBody = z.pipe(
   z.transform(unwrap),
   z.object({
@@ -35,7 +37,7 @@ export const createWebhookBody = z.pipe(
     name: z.optional(name),
     webhook_type: z.optional(webhookType),
     inbox_id: z.optional(inboxId),
-  }),
+  }).register(z.globalRegistry, WRAPPED),
 );
 
 export const updateWebhookBody = z.pipe(
@@ -46,7 +48,7 @@ export const updateWebhookBody = z.pipe(
     name: z.optional(name),
     webhook_type: z.optional(webhookType),
     inbox_id: z.optional(inboxId),
-  }),
+  }).register(z.globalRegistry, WRAPPED),
 );
 
 /** `page` (1-based) and `per` (default 25, 1..100): a non-integer is 422, a value outside is clamped. */
