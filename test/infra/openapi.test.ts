@@ -122,7 +122,7 @@ describe("docs/openapi.json", () => {
     );
   });
 
-  it("has the vendor files the page loads, and the page embeds the document (no fetch)", async () => {
+  it("has the vendor files the page loads, and the page embeds the document with schemas inlined (no fetch)", async () => {
     const html = await readFile(join(DOCS_DIR, "index.html"), "utf8");
     const js = await readFile(join(DOCS_DIR, "openapi.js"), "utf8");
     const vendor = await Promise.all(VENDOR_FILES.map((f) => readFile(join(DOCS_DIR, "vendor", f))));
@@ -130,7 +130,8 @@ describe("docs/openapi.json", () => {
     expect(html).toContain('src="vendor/swagger-ui-bundle.js"');
     expect(html).toContain('src="openapi.js"');
     expect(html).not.toMatch(/https?:\/\/(?!www\.w3\.org)/);
-    expect(js).toContain(`"operationId": "webhooks.create"`);
+    expect(js).toContain(`"operationId":"webhooks.create"`);
+    expect(js).not.toContain(`"$ref":"#/components/schemas/`);
     expect(vendor.every((b) => b.length > 0)).toBe(true);
   });
 
