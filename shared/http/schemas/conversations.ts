@@ -182,8 +182,3 @@ export const transcriptReply: ReplySpec = {
 };
 export const messageReply = reply(messageView, "The message");
 export const messageListReply = reply(z.looseObject({ meta: pageMetaView, payload: z.array(messageView) }), "One page of the conversation's messages");
-
-export const uploadReply = reply(
-  z.looseObject({ file_url: z.string(), blob_id: z.int(), blob_key: z.string() }),
-  "The stored file: pass blob_id in a message's attachment_ids; file_url is a short-lived signed URL",
-);
