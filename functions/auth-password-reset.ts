@@ -1,8 +1,8 @@
 import { api } from "../shared/http/api.ts";
 import { credentialsRepo } from "../shared/db/credentials-repo.ts";
 import { resetPassword } from "../shared/domain/password-reset.ts";
-import { passwordResetBody } from "../shared/http/schemas/auth.ts";
+import { messageReply, passwordResetBody } from "../shared/http/schemas/auth.ts";
 
-export const handler = api("auth.password_reset", { body: passwordResetBody }, async (ctx) => ({
+export const handler = api("auth.password_reset", { body: passwordResetBody, response: messageReply("The password is changed; every earlier reset link stops working") }, async (ctx) => ({
   body: await resetPassword(credentialsRepo, ctx.body, ctx.now),
 }));

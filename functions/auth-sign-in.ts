@@ -1,8 +1,8 @@
 import { api } from "../shared/http/api.ts";
 import { credentialsRepo } from "../shared/db/credentials-repo.ts";
 import { signIn } from "../shared/domain/sign-in.ts";
-import { signInBody } from "../shared/http/schemas/auth.ts";
+import { signInBody, signInReply } from "../shared/http/schemas/auth.ts";
 
-export const handler = api("auth.sign_in", { body: signInBody }, async (ctx) => ({
+export const handler = api("auth.sign_in", { body: signInBody, response: signInReply }, async (ctx) => ({
   body: await signIn(credentialsRepo, ctx.body, ctx.now),
 }));

@@ -2,7 +2,8 @@ import { api } from "../shared/http/api.ts";
 import { contactsRepo } from "../shared/db/contacts-repo.ts";
 import { listContacts } from "../shared/domain/contacts.ts";
 import { pageQuery, pageRequest } from "../shared/http/schemas/paging.ts";
+import { contactListReply } from "../shared/http/schemas/contacts.ts";
 
-export const handler = api("contacts.list", { query: pageQuery }, async (ctx) => ({
+export const handler = api("contacts.list", { query: pageQuery, response: contactListReply }, async (ctx) => ({
   body: await listContacts(contactsRepo, ctx.accountId, pageRequest(ctx.query)),
 }));

@@ -2,8 +2,8 @@ import { api } from "../shared/http/api.ts";
 import { contactsRepo } from "../shared/db/contacts-repo.ts";
 import { searchContacts } from "../shared/domain/contacts.ts";
 import { pageRequest } from "../shared/http/schemas/paging.ts";
-import { searchContactsQuery } from "../shared/http/schemas/contacts.ts";
+import { contactSearchReply, searchContactsQuery } from "../shared/http/schemas/contacts.ts";
 
-export const handler = api("contacts.search", { query: searchContactsQuery }, async (ctx) => ({
+export const handler = api("contacts.search", { query: searchContactsQuery, response: contactSearchReply }, async (ctx) => ({
   body: await searchContacts(contactsRepo, ctx.accountId, { q: ctx.query.q, sort: ctx.query.sort, req: pageRequest(ctx.query) }),
 }));

@@ -2,7 +2,8 @@ import { api } from "../shared/http/api.ts";
 import { contactsRepo } from "../shared/db/contacts-repo.ts";
 import { getContact } from "../shared/domain/contacts.ts";
 import { idParam } from "../shared/http/params.ts";
+import { contactReply } from "../shared/http/schemas/contacts.ts";
 
-export const handler = api("contacts.show", {}, async (ctx) => ({
+export const handler = api("contacts.show", { response: contactReply }, async (ctx) => ({
   body: { payload: await getContact(contactsRepo, ctx.accountId, idParam(ctx.params, "contact_id")) },
 }));

@@ -2,9 +2,9 @@ import { api } from "../shared/http/api.ts";
 import { conversationsRepo } from "../shared/db/conversations-repo.ts";
 import { listConversations } from "../shared/domain/conversations.ts";
 import { pageRequest } from "../shared/http/schemas/paging.ts";
-import { listConversationsQuery } from "../shared/http/schemas/conversations.ts";
+import { conversationListReply, listConversationsQuery } from "../shared/http/schemas/conversations.ts";
 
-export const handler = api("conversations.list", { query: listConversationsQuery }, async (ctx) => ({
+export const handler = api("conversations.list", { query: listConversationsQuery, response: conversationListReply }, async (ctx) => ({
   body: await listConversations(
     conversationsRepo,
     ctx.accountId,

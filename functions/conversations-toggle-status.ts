@@ -2,8 +2,8 @@ import { api } from "../shared/http/api.ts";
 import { conversationsRepo } from "../shared/db/conversations-repo.ts";
 import { toggleStatus } from "../shared/domain/conversations.ts";
 import { idParam } from "../shared/http/params.ts";
-import { toggleStatusBody } from "../shared/http/schemas/conversations.ts";
+import { toggleStatusBody, toggleStatusReply } from "../shared/http/schemas/conversations.ts";
 
-export const handler = api("conversations.toggle_status", { body: toggleStatusBody }, async (ctx) => ({
+export const handler = api("conversations.toggle_status", { body: toggleStatusBody, response: toggleStatusReply }, async (ctx) => ({
   body: await toggleStatus(conversationsRepo, ctx.accountId, idParam(ctx.params, "conversation_id"), ctx.body, ctx.now),
 }));

@@ -2,9 +2,9 @@ import { api } from "../shared/http/api.ts";
 import { conversationsRepo } from "../shared/db/conversations-repo.ts";
 import { transcript, transcriptText } from "../shared/domain/conversations.ts";
 import { idParam } from "../shared/http/params.ts";
-import { transcriptQuery } from "../shared/http/schemas/conversations.ts";
+import { transcriptQuery, transcriptReply } from "../shared/http/schemas/conversations.ts";
 
-export const handler = api("conversations.transcript", { query: transcriptQuery }, async (ctx) => {
+export const handler = api("conversations.transcript", { query: transcriptQuery, response: transcriptReply }, async (ctx) => {
   const t = await transcript(conversationsRepo, ctx.accountId, idParam(ctx.params, "conversation_id"));
   return ctx.query.format === "text" ? { text: transcriptText(t) } : { body: { payload: t } };
 });

@@ -2,7 +2,8 @@ import { api } from "../shared/http/api.ts";
 import { inboxesRepo } from "../shared/db/inboxes-repo.ts";
 import { getInbox } from "../shared/domain/inboxes.ts";
 import { idParam } from "../shared/http/params.ts";
+import { inboxReply } from "../shared/http/schemas/inboxes.ts";
 
-export const handler = api("inboxes.show", {}, async (ctx) => ({
+export const handler = api("inboxes.show", { response: inboxReply }, async (ctx) => ({
   body: await getInbox(inboxesRepo, ctx.accountId, idParam(ctx.params, "inbox_id")),
 }));

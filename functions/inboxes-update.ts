@@ -2,8 +2,8 @@ import { api } from "../shared/http/api.ts";
 import { inboxesRepo } from "../shared/db/inboxes-repo.ts";
 import { updateInbox } from "../shared/domain/inboxes.ts";
 import { idParam } from "../shared/http/params.ts";
-import { updateInboxBody } from "../shared/http/schemas/inboxes.ts";
+import { inboxReply, updateInboxBody } from "../shared/http/schemas/inboxes.ts";
 
-export const handler = api("inboxes.update", { body: updateInboxBody }, async (ctx) => ({
+export const handler = api("inboxes.update", { body: updateInboxBody, response: inboxReply }, async (ctx) => ({
   body: await updateInbox(inboxesRepo, ctx.accountId, idParam(ctx.params, "inbox_id"), ctx.body, ctx.now),
 }));

@@ -2,8 +2,8 @@ import { api } from "../shared/http/api.ts";
 import { conversationsRepo } from "../shared/db/conversations-repo.ts";
 import { createMessage } from "../shared/domain/conversations.ts";
 import { idParam } from "../shared/http/params.ts";
-import { createMessageBody } from "../shared/http/schemas/conversations.ts";
+import { createMessageBody, messageReply } from "../shared/http/schemas/conversations.ts";
 
-export const handler = api("messages.create", { body: createMessageBody }, async (ctx) => ({
+export const handler = api("messages.create", { body: createMessageBody, response: messageReply }, async (ctx) => ({
   body: await createMessage(conversationsRepo, ctx.accountId, idParam(ctx.params, "conversation_id"), ctx.identity.userId, ctx.body, ctx.now),
 }));

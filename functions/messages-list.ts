@@ -3,7 +3,8 @@ import { conversationsRepo } from "../shared/db/conversations-repo.ts";
 import { listMessages } from "../shared/domain/conversations.ts";
 import { idParam } from "../shared/http/params.ts";
 import { pageQuery, pageRequest } from "../shared/http/schemas/paging.ts";
+import { messageListReply } from "../shared/http/schemas/conversations.ts";
 
-export const handler = api("messages.list", { query: pageQuery }, async (ctx) => ({
+export const handler = api("messages.list", { query: pageQuery, response: messageListReply }, async (ctx) => ({
   body: await listMessages(conversationsRepo, ctx.accountId, idParam(ctx.params, "conversation_id"), pageRequest(ctx.query)),
 }));

@@ -2,9 +2,9 @@ import { api } from "../shared/http/api.ts";
 import { deliveriesRepo, webhooksRepo } from "../shared/db/webhooks-repo.ts";
 import { deliveryView, listDeliveries } from "../shared/domain/deliveries.ts";
 import { idParam } from "../shared/http/params.ts";
-import { listQuery } from "../shared/http/schemas/webhooks.ts";
+import { deliveryListReply, listQuery } from "../shared/http/schemas/webhooks.ts";
 
-export const handler = api("webhooks.deliveries", { query: listQuery }, async (ctx) => {
+export const handler = api("webhooks.deliveries", { query: listQuery, response: deliveryListReply }, async (ctx) => {
   const page = await listDeliveries(webhooksRepo, deliveriesRepo, ctx.accountId, idParam(ctx.params, "webhook_id"), ctx.query, ctx.now);
   return {
     body: {

@@ -4,6 +4,7 @@ import { deliveryView, resendDelivery } from "../shared/domain/deliveries.ts";
 import { deliveryQueue } from "../shared/queue/sqs.ts";
 import { idParam } from "../shared/http/params.ts";
 import { NotFound } from "../shared/domain/errors.ts";
+import { deliveryResendReply } from "../shared/http/schemas/webhooks.ts";
 
 const deliveryId = (params: Readonly<Record<string, string>>): string => {
   const id = params["delivery_id"] ?? "";
@@ -11,7 +12,7 @@ const deliveryId = (params: Readonly<Record<string, string>>): string => {
   return id;
 };
 
-export const handler = api("webhooks.resend", {}, async (ctx) => {
+export const handler = api("webhooks.resend", { response: deliveryResendReply }, async (ctx) => {
   const d = await resendDelivery(webhooksRepo, deliveriesRepo, deliveryQueue, ctx.accountId, idParam(ctx.params, "webhook_id"), deliveryId(ctx.params), ctx.now);
   return { status: 202, body: { payload: { delivery: deliveryView(d) } } };
 });

@@ -2,8 +2,8 @@ import { api } from "../shared/http/api.ts";
 import { webhooksRepo } from "../shared/db/webhooks-repo.ts";
 import { updateWebhook } from "../shared/domain/webhooks.ts";
 import { idParam } from "../shared/http/params.ts";
-import { updateWebhookBody } from "../shared/http/schemas/webhooks.ts";
+import { updateWebhookBody, webhookReply } from "../shared/http/schemas/webhooks.ts";
 
-export const handler = api("webhooks.update", { body: updateWebhookBody }, async (ctx) => ({
+export const handler = api("webhooks.update", { body: updateWebhookBody, response: webhookReply }, async (ctx) => ({
   body: { payload: { webhook: await updateWebhook(webhooksRepo, ctx.accountId, idParam(ctx.params, "webhook_id"), ctx.body, ctx.now) } },
 }));

@@ -1,8 +1,8 @@
 import { api } from "../shared/http/api.ts";
 import { widgetRepo } from "../shared/db/widget-repo.ts";
 import { triggerWidget } from "../shared/domain/widget.ts";
-import { widgetEventBody, widgetQuery } from "../shared/http/schemas/widget-reports.ts";
+import { widgetEventBody, widgetEventReply, widgetQuery } from "../shared/http/schemas/widget-reports.ts";
 
-export const handler = api("widget.events", { body: widgetEventBody, query: widgetQuery }, async (ctx) => ({
+export const handler = api("widget.events", { body: widgetEventBody, query: widgetQuery, response: widgetEventReply }, async (ctx) => ({
   body: await triggerWidget(widgetRepo, ctx.query.website_token, ctx.body),
 }));

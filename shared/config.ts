@@ -122,3 +122,8 @@ export function resetConfig(): void {
 export function throttleActive(c: Config = config()): boolean {
   return c.APP_ENV === "production" && c.ENABLE_THROTTLE;
 }
+
+/** The configuration an environment gives, without caching (`{}`: the documented defaults; infra/openapi.ts). */
+export function configFrom(env: Readonly<Record<string, string | undefined>>): Config {
+  return schema.parse(env);
+}

@@ -19,6 +19,7 @@ import { emitMetric } from "./metrics.ts";
 import { clientChecksDone, throttleByClient, throttleByIdentity } from "./throttle.ts";
 import { corsHeaders } from "./cors.ts";
 import { config } from "../config.ts";
+import type { ReplySpec } from "./schemas/common.ts";
 
 export type Event = APIGatewayProxyEventV2;
 export type Result = APIGatewayProxyStructuredResultV2;
@@ -194,7 +195,27 @@ export interface ApiOptions<B, Q> {
   readonly body?: z.ZodMiniType<B>;
   /** zod schema of the query string parameters. */
   readonly query?: z.ZodMiniType<Q>;
+  /**
+   * The success reply (shared/http/schemas/*): checked on every 2xx outside production (a
+   * mismatch is a 500 and an error log, so the test suite checks the contract) and documented
+   * in docs/openapi.json.
+   */
+  readonly response: ReplySpec;
 }
+
+/** What a handler module declares, for the OpenAPI generator (infra/openapi.ts). */
+export interface ApiSpec {
+  readonly routeId: RouteId;
+  readonly body?: z.ZodMiniType;
+  readonly query?: z.ZodMiniType;
+  readonly response: ReplySpec;
+}
+
+const specs = new WeakMap<object, ApiSpec>();
+
+/** The schemas a handler built by api() was declared with. */
+export const apiSpecOf = (handler: unknown): ApiSpec | undefined =>
+  typeof handler === "function" ? specs.get(handler) : undefined;
 
 /**
  * Builds a route's Lambda handler: `export const handler = api("inboxes.create", {body}, fn)`.
@@ -205,7 +226,7 @@ export function api<B = undefined, Q = undefined>(
   fn: (ctx: ApiContext<B, Q>) => Promise<Reply>,
 ) {
   const route = routeById(routeId);
-  return middy<Event, Result, Error, Context>()
+  const handler = middy<Event, Result, Error, Context>()
     .use(lifecycle(route))
     .use(routeHeaders(route))
     .use(throttleByClient(route))
@@ -213,6 +234,27 @@ export function api<B = undefined, Q = undefined>(
     .use(throttleByIdentity(route))
     .use(body(route))
     .handler((event) => runHandler(route, options, fn, event));
+  specs.set(handler, { routeId, ...options });
+  return handler;
+}
+
+/**
+ * Why a 2xx reply breaks the route's declared reply, or undefined when it keeps it.
+ * Error replies are thrown AppErrors rendered by the lifecycle, so they never come here.
+ */
+export function replyMismatch(spec: ReplySpec, reply: Reply): string | undefined {
+  const status = reply.status ?? 200;
+  if (status < 200 || status > 299) return undefined;
+  if (status !== spec.status) return `status ${status}, declared ${spec.status}`;
+  if (reply.text !== undefined) return spec.text !== undefined ? undefined : "a text body, declared JSON";
+  if (reply.body === undefined) return spec.schema === undefined ? undefined : "an empty body, declared JSON";
+  if (spec.schema === undefined) return "a JSON body, declared empty";
+  const r = spec.schema.safeParse(reply.body);
+  if (r.success) return undefined;
+  return r.error.issues
+    .slice(0, 5)
+    .map((i) => `${i.path.map(String).join(".") || "(root)"}: ${i.message}`)
+    .join("; ");
 }
 
 async function runHandler<B, Q>(route: Route, options: ApiOptions<B, Q>, fn: (ctx: ApiContext<B, Q>) => Promise<Reply>, event: Event): Promise<Result> {
@@ -231,7 +273,12 @@ async function runHandler<B, Q>(route: Route, options: ApiOptions<B, Q>, fn: (ct
     accountId: api.identity?.accountId ?? 0,
     identity: api.identity ?? { userId: 0, keyId: "" },
   };
-  return render(await fn(ctx), api);
+  const reply = await fn(ctx);
+  if (config().APP_ENV !== "production") {
+    const problem = replyMismatch(options.response, reply);
+    if (problem) throw new Error(`reply of ${route.id} breaks its declared schema: ${problem}`);
+  }
+  return render(reply, api);
 }
 
 function stateOf(event: Event): ApiState {

@@ -1,6 +1,7 @@
 /** Bodies and queries of the authentication and access-token routes (issue 7). */
 import * as z from "zod/mini";
 import { ValidationError } from "../../domain/errors.ts";
+import { emptyReply, named, pageMetaView, reply, unixTime } from "./common.ts";
 
 /** Long enough for any address (RFC 5321: 254) and any pass phrase; bounded so scrypt input stays small. */
 const email = z.string().check(z.trim(), z.minLength(1), z.maxLength(320));
@@ -68,3 +69,39 @@ export function pageOf<T>(list: readonly T[], req: PageRequest) {
     meta: { count: list.length, current_page: req.page, per: req.per, has_more: hasMore, next_cursor: hasMore ? encodeCursor(req.offset + req.per) : null },
   };
 }
+
+// ---------------------------------------------------------------- replies
+
+const role = z.enum(["administrator", "agent"]);
+
+export const signInReply = reply(
+  z.looseObject({
+    data: z.looseObject({
+      id: z.int(),
+      name: z.string(),
+      email: z.string(),
+      account_id: z.nullable(z.int()),
+      role: z.nullable(role),
+      access_token: z.string(),
+      provider: z.literal("email"),
+      uid: z.string(),
+      accounts: z.array(z.looseObject({ id: z.int(), name: z.string(), role })),
+    }),
+  }),
+  "Signed in: `access_token` is a new API key (use it as api_access_token)",
+);
+
+export const messageReply = (description: string) => reply(z.looseObject({ message: z.string() }), description);
+
+export const accessTokenView = named(
+  "AccessToken",
+  z.looseObject({ id: z.string(), name: z.string(), prefix: z.string(), created_at: unixTime, last_used_at: z.nullable(unixTime) }),
+  "An API key as listed: its prefix only, never the key.",
+);
+
+export const accessTokenListReply = reply(z.looseObject({ payload: z.array(accessTokenView), meta: pageMetaView }), "The user's API keys, newest first");
+export const accessTokenCreatedReply = reply(
+  z.looseObject({ ...accessTokenView.shape, access_token: z.string() }),
+  "The new key: `access_token` is shown this once",
+);
+export const accessTokenRevokedReply = emptyReply("Revoked (empty body): the key stops working at once");

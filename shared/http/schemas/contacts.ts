@@ -1,5 +1,6 @@
 import * as z from "zod/mini";
 import { pagingShape } from "./paging.ts";
+import { named, pageMetaView, reply, unixTime } from "./common.ts";
 
 const name = z.string().check(z.trim(), z.minLength(1), z.maxLength(255));
 const email = z.string().check(z.trim(), z.maxLength(320), z.regex(/^[^\s@]+@[^\s@]+\.[^\s@]+$/));
@@ -31,3 +32,47 @@ export const searchContactsQuery = z.object({
   q: z.optional(z.string().check(z.maxLength(200))),
   sort: z.optional(z.enum(["name", "-name", "created_at", "-created_at", "last_activity_at", "-last_activity_at"])),
 });
+
+// ---------------------------------------------------------------- replies
+
+export const contactView = named(
+  "Contact",
+  z.looseObject({
+    id: z.int(),
+    account_id: z.int(),
+    name: z.string(),
+    email: z.nullable(z.string()),
+    phone_number: z.nullable(z.string()),
+    identifier: z.nullable(z.string()),
+    thumbnail: z.string(),
+    custom_attributes: attrs,
+    additional_attributes: attrs,
+    created_at: unixTime,
+    updated_at: unixTime,
+    last_activity_at: z.nullable(unixTime),
+  }),
+  "C of API.md.",
+);
+
+/** The contact as embedded in a conversation (`meta.sender`). */
+export const contactRefView = named(
+  "ContactRef",
+  z.looseObject({
+    id: z.int(),
+    name: z.string(),
+    email: z.nullable(z.string()),
+    phone_number: z.nullable(z.string()),
+    identifier: z.nullable(z.string()),
+    thumbnail: z.string(),
+    custom_attributes: attrs,
+    additional_attributes: attrs,
+    type: z.literal("contact"),
+  }),
+);
+
+const contactPage = z.looseObject({ meta: pageMetaView, payload: z.array(contactView) });
+
+export const contactCreatedReply = reply(z.looseObject({ payload: z.looseObject({ contact: contactView }) }), "The new contact");
+export const contactReply = reply(z.looseObject({ payload: contactView }), "The contact");
+export const contactListReply = reply(contactPage, "One page of the account's contacts");
+export const contactSearchReply = reply(contactPage, "One page of the matching contacts");

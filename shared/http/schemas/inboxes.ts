@@ -1,4 +1,6 @@
 import * as z from "zod/mini";
+import { CHANNEL_TYPES } from "../../domain/inboxes.ts";
+import { attrs, named, reply, unixTime } from "./common.ts";
 
 export const httpUrl = z.string().check(
   z.refine((v) => {
@@ -29,3 +31,38 @@ export const updateInboxBody = z.object({
   greeting_enabled: z.optional(z.boolean()),
   greeting_message: z.optional(z.nullable(z.string().check(z.maxLength(1000)))),
 });
+
+// ---------------------------------------------------------------- replies
+
+export const accountView = named(
+  "Account",
+  z.looseObject({
+    id: z.int(),
+    name: z.string(),
+    locale: z.string(),
+    status: z.enum(["active", "suspended"]),
+    created_at: unixTime,
+    custom_attributes: attrs,
+  }),
+);
+
+export const inboxView = named(
+  "Inbox",
+  z.looseObject({
+    id: z.int(),
+    account_id: z.int(),
+    name: z.string(),
+    channel_type: z.enum(Object.values(CHANNEL_TYPES)),
+    website_url: z.nullable(z.string()),
+    website_token: z.nullable(z.string()),
+    greeting_enabled: z.boolean(),
+    greeting_message: z.nullable(z.string()),
+    created_at: unixTime,
+    updated_at: unixTime,
+  }),
+  "I of API.md: a channel (Channel::Api or Channel::WebWidget; web widgets carry a website_token).",
+);
+
+export const accountReply = reply(accountView, "The account");
+export const inboxReply = reply(inboxView, "The inbox");
+export const inboxListReply = reply(z.looseObject({ payload: z.array(inboxView) }), "Every inbox of the account");

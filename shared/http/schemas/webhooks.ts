@@ -1,5 +1,6 @@
 import * as z from "zod/mini";
-import { isEventName, type EventName } from "../../events/catalog.ts";
+import { EVENT_NAMES, isEventName, type EventName } from "../../events/catalog.ts";
+import { emptyReply, named, pageMetaView, refView, reply, unixTime } from "./common.ts";
 import { httpUrl } from "./inboxes.ts";
 
 /** Chatwoot clients send `{"webhook":{...}}`; others the fields plainly. */
@@ -13,7 +14,7 @@ const unwrap = (v: unknown): unknown => {
 
 /** Non-empty, every value one of the 12 events: else 422 "Subscriptions Invalid events" on `subscriptions`. */
 const subscriptions = z.pipe(
-  z.array(z.unknown()).check(
+  z.array(z.unknown()).register(z.globalRegistry, { description: "Event names, at least one", items: { type: "string", enum: [...EVENT_NAMES] } }).check(
     z.refine((a) => a.length > 0 && a.every((s) => typeof s === "string" && isEventName(s)), {
       message: "Invalid events",
       params: { code: "invalid_events" },
@@ -26,6 +27,8 @@ const name = z.nullable(z.string().check(z.trim(), z.maxLength(255)));
 const webhookType = z.enum(["account_type", "inbox_type"]);
 const inboxId = z.nullable(z.number().check(z.int(), z.positive()));
 
+const WRAPPED = { description: 'Also accepted wrapped as {"webhook": {...}} (Chatwoot clients send that).' };
+
 export const createWebhookBody = z.pipe(
   z.transform(unwrap),
   z.object({
@@ -34,7 +37,7 @@ export const createWebhookBody = z.pipe(
     name: z.optional(name),
     webhook_type: z.optional(webhookType),
     inbox_id: z.optional(inboxId),
-  }),
+  }).register(z.globalRegistry, WRAPPED),
 );
 
 export const updateWebhookBody = z.pipe(
@@ -45,7 +48,7 @@ export const updateWebhookBody = z.pipe(
     name: z.optional(name),
     webhook_type: z.optional(webhookType),
     inbox_id: z.optional(inboxId),
-  }),
+  }).register(z.globalRegistry, WRAPPED),
 );
 
 /** `page` (1-based) and `per` (default 25, 1..100): a non-integer is 422, a value outside is clamped. */
@@ -60,3 +63,60 @@ export const listQuery = z.object({
   per: intParam(25, 1, 100),
   cursor: z.optional(z.string().check(z.maxLength(2048))),
 });
+
+// ---------------------------------------------------------------- replies
+
+export const webhookView = named(
+  "Webhook",
+  z.looseObject({
+    id: z.int(),
+    name: z.nullable(z.string()),
+    url: z.string(),
+    account_id: z.int(),
+    subscriptions: z.array(z.enum(EVENT_NAMES)),
+    webhook_type: webhookType,
+    inbox: z.nullable(refView),
+    secret: z.string(),
+    created_at: unixTime,
+    updated_at: unixTime,
+  }),
+  "W of API.md. `secret` (whsec_...) keys the Standard Webhooks signature of every delivery.",
+);
+
+const attemptView = z.looseObject({
+  attempt: z.int(),
+  at: unixTime,
+  status: z.enum(["succeeded", "failed"]),
+  response_status: z.nullable(z.int()),
+  error: z.nullable(z.string()),
+  duration_ms: z.number(),
+  next_attempt_at: z.nullable(unixTime),
+});
+
+export const deliveryView = named(
+  "Delivery",
+  z.looseObject({
+    id: z.string(),
+    event: z.enum(EVENT_NAMES),
+    event_id: z.string(),
+    webhook_id: z.int(),
+    status: z.enum(["pending", "retrying", "succeeded", "failed"]),
+    attempts: z.int(),
+    response_status: z.nullable(z.int()),
+    error: z.nullable(z.string()),
+    duration_ms: z.nullable(z.number()),
+    next_attempt_at: z.nullable(unixTime),
+    created_at: unixTime,
+    updated_at: unixTime,
+    attempt_log: z.array(attemptView),
+  }),
+  "D of API.md (+ the attempt log): one per (event, webhook); `id` is the webhook-id header of every attempt.",
+);
+
+const oneWebhook = z.looseObject({ payload: z.looseObject({ webhook: webhookView }) });
+
+export const webhookReply = reply(oneWebhook, "The webhook");
+export const webhookListReply = reply(z.looseObject({ payload: z.looseObject({ webhooks: z.array(webhookView) }) }), "Every webhook of the account");
+export const webhookDeletedReply = emptyReply("Deleted (empty body)");
+export const deliveryListReply = reply(z.looseObject({ payload: z.array(deliveryView), meta: pageMetaView }), "Deliveries of the webhook, newest first");
+export const deliveryResendReply = reply(z.looseObject({ payload: z.looseObject({ delivery: deliveryView }) }), "The delivery, queued for one more attempt", 202);

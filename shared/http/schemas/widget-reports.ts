@@ -1,6 +1,7 @@
 import * as z from "zod/mini";
 import { AVG_METRICS, COUNT_METRICS } from "../../domain/reports.ts";
 import { queryInt } from "./paging.ts";
+import { reply, unixTime, type ReplySpec } from "./common.ts";
 
 export const widgetQuery = z.object({ website_token: z.string().check(z.minLength(1), z.maxLength(100)) });
 
@@ -18,3 +19,13 @@ export const reportsQuery = z.object({
   until: queryInt,
   group_by: z._default(z.enum(["day", "week", "month"]), "day"),
 });
+
+// ---------------------------------------------------------------- replies
+
+/** 404: no web-widget inbox has this website_token. */
+export const widgetEventReply: ReplySpec = { ...reply(z.looseObject({ success: z.literal(true) }), "The webwidget_triggered event is emitted"), errors: [404] };
+
+export const reportsReply = reply(
+  z.array(z.looseObject({ value: z.number(), timestamp: unixTime, count: z.optional(z.int()) })),
+  "One point per bucket (start of the day, ISO week or month, UTC); averages carry `count`",
+);

@@ -1,0 +1,85 @@
+/**
+ * What every route's reply shares: the declared success reply (status + zod schema) that api()
+ * checks in development and test and the OpenAPI generator (infra/openapi.ts) documents, the
+ * named schemas that become `components.schemas`, paging meta and the error bodies of API.md.
+ * Replies are loose objects: API.md allows extra fields, never missing or renamed ones.
+ */
+import * as z from "zod/mini";
+
+/** Named schemas (`components.schemas` of the OpenAPI document), by id. */
+export const components = z.registry<{ id: string; description?: string }>();
+
+export function named<T extends z.ZodMiniType>(id: string, schema: T, description?: string): T {
+  components.add(schema, description === undefined ? { id } : { id, description });
+  return schema;
+}
+
+/** The success reply of a route (API.md's "reply" column). */
+export interface ReplySpec {
+  readonly status: number;
+  /** JSON body; absent = empty body. */
+  readonly schema?: z.ZodMiniType;
+  /** The route may also answer text/plain (e.g. the transcript with `format=text`). */
+  readonly text?: string;
+  readonly description: string;
+  /** Error statuses the use case answers beyond those the route table implies (e.g. 404 on an unknown token). */
+  readonly errors?: readonly number[];
+}
+
+export const reply = (schema: z.ZodMiniType, description: string, status = 200): ReplySpec => ({ status, schema, description });
+export const emptyReply = (description: string, status = 200): ReplySpec => ({ status, description });
+
+/** Unix seconds. */
+export const unixTime = z.int();
+export const attrs = z.record(z.string(), z.unknown());
+
+export const pageMetaView = named(
+  "PageMeta",
+  z.looseObject({
+    count: z.int(),
+    current_page: z.int(),
+    per: z.int(),
+    has_more: z.boolean(),
+    next_cursor: z.nullable(z.string()),
+  }),
+  "Paging of a list (API.md, Common rules): pass next_cursor as `cursor` for the next page.",
+);
+
+/** `{id, name}` reference to an account or inbox. */
+export const refView = z.looseObject({ id: z.int(), name: z.string() });
+
+// ---------------------------------------------------------------- error bodies (API.md, Common rules)
+
+export const errorBody = named(
+  "Error",
+  z.looseObject({ error: z.string(), code: z.string() }),
+  "400 bad_json, 401 unauthorized|forbidden_account|forbidden_action, 404 not_found, 409, 413 too_large, 415, 503.",
+);
+
+export const validationBody = named(
+  "ValidationErrors",
+  z.looseObject({
+    message: z.string(),
+    attributes: z.array(z.string()),
+    errors: z.array(z.looseObject({ field: z.string(), code: z.string(), message: z.string() })),
+  }),
+  "422: the fields at fault (`attributes`) with a stable code per field.",
+);
+
+export const rateLimitedBody = named(
+  "RateLimited",
+  z.looseObject({ error: z.string(), code: z.literal("rate_limited"), retry_after: z.int() }),
+  "429, with Retry-After, RateLimit-Policy and RateLimit headers.",
+);
+
+export const internalErrorBody = named(
+  "InternalError",
+  z.looseObject({ error: z.string(), request_id: z.string() }),
+  "500: no internals, only the request id to quote.",
+);
+
+export const invalidLoginBody = named(
+  "InvalidLogin",
+  z.looseObject({ success: z.literal(false), errors: z.array(z.string()) }),
+  "401 of POST /auth/sign_in (Chatwoot's devise_token_auth shape).",
+);
