@@ -5,7 +5,8 @@
  * event). Prints a table and writes docs/bench/coldstart.json. Flags, never fails, on the limits.
  */
 import { execFile } from "node:child_process";
-import { mkdtemp, mkdir, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, mkdir, rm, stat, writeFile } from "node:fs/promises";
+import { build as esbuild } from "esbuild";
 import { availableParallelism, cpus, tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -13,7 +14,7 @@ import { promisify } from "node:util";
 import { buildFunctions, ROOT } from "../../infra/build.ts";
 import type { BuiltFunction } from "../../infra/build.ts";
 
-const RUNS = 5;
+const RUNS = 7;
 const LIMITS = { bytes: 500_000, importMs: 50 } as const;
 /** As deployed: the stack sets NODE_OPTIONS=--enable-source-maps (the .map is read at import). */
 const NODE_FLAGS = ["--enable-source-maps"] as const;
@@ -80,15 +81,50 @@ function median(values: readonly number[]): number {
   return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
 }
 
-async function measure(b: BuiltFunction): Promise<Measured> {
-  const runs: number[] = [];
+/**
+ * Round-robin: run i of every bundle before run i+1 of any, so that the machine's load drifting
+ * during the benchmark weighs on every function (and on the references) alike.
+ */
+async function measureAll(bundles: readonly BuiltFunction[]): Promise<Measured[]> {
+  const runs = new Map<string, number[]>(bundles.map((b) => [b.fn, []]));
   for (let i = 0; i < RUNS; i++) {
-    const sample = await importOnce(b.outfile);
-    if (!sample.hasHandler) throw new Error(`${b.fn}: the bundle exports no handler function`);
-    if (sample.connects > 0) throw new Error(`${b.fn}: importing opened ${sample.connects} network connection(s)`);
-    runs.push(round(sample.ms));
+    for (const b of bundles) {
+      const sample = await importOnce(b.outfile);
+      if (!sample.hasHandler) throw new Error(`${b.fn}: the bundle exports no handler function`);
+      if (sample.connects > 0) throw new Error(`${b.fn}: importing opened ${sample.connects} network connection(s)`);
+      runs.get(b.fn)!.push(round(sample.ms));
+    }
   }
-  return { fn: b.fn, bytes: b.bytes, importMsMedian: round(median(runs)), importMsMax: Math.max(...runs), runs };
+  return bundles.map((b) => {
+    const r = runs.get(b.fn)!;
+    return { fn: b.fn, bytes: b.bytes, importMsMedian: round(median(r)), importMsMax: Math.max(...r), runs: r };
+  });
+}
+
+/** References built the same way: the issue's naive handler (default credential chain, full zod) and an empty module. */
+async function buildReferences(outDir: string): Promise<BuiltFunction[]> {
+  const refs: { fn: string; entry?: string; contents?: string }[] = [
+    { fn: "(reference) naive handler", entry: join(ROOT, "test", "bench", "fixtures", "naive-handler.ts") },
+    { fn: "(reference) empty module", contents: "export const handler = async () => ({ statusCode: 200 });" },
+  ];
+  const out: BuiltFunction[] = [];
+  for (const [i, ref] of refs.entries()) {
+    const outfile = join(outDir, `reference-${i}`, "index.mjs");
+    await esbuild({
+      ...(ref.entry ? { entryPoints: [ref.entry] } : { stdin: { contents: ref.contents ?? "", loader: "ts" as const } }),
+      outfile,
+      bundle: true,
+      minify: true,
+      platform: "node",
+      target: "node22",
+      format: "esm",
+      mainFields: ["module", "main"],
+      banner: { js: "import { createRequire } from 'module'; const require = createRequire(import.meta.url);" },
+      logLevel: "warning",
+    });
+    out.push({ fn: ref.fn, outfile, bytes: (await stat(outfile)).size } as BuiltFunction);
+  }
+  return out;
 }
 
 function table(rows: readonly Measured[]): string {
@@ -113,13 +149,22 @@ function table(rows: readonly Measured[]): string {
 const outDir = await mkdtemp(join(tmpdir(), "conversa-bench-"));
 try {
   const built = await buildFunctions({ outDir });
-  const measured: Measured[] = [];
-  for (const b of built) measured.push(await measure(b));
+  const references = await buildReferences(outDir);
+  const all = await measureAll([...references, ...built]);
+  const refs = all.slice(0, references.length);
+  const measured = all.slice(references.length);
+  const naive = refs[0]!;
 
   const cores = availableParallelism();
   const cpu = cpus()[0]?.model ?? "unknown";
   console.log(`cold-start import, ${RUNS} fresh processes per function; node ${process.version} ${NODE_FLAGS.join(" ")}; ${cores} cores (${cpu})\n`);
-  console.log(table(measured));
+  console.log(table([...refs, ...measured]));
+  const medians = measured.map((m) => m.importMsMedian);
+  const ratio = (ms: number) => round(ms / naive.importMsMedian);
+  console.log(
+    `\nmedian of the functions' medians ${round(median(medians))} ms = ${ratio(median(medians))} x the naive handler's ${naive.importMsMedian} ms` +
+      ` (slowest ${Math.max(...medians)} ms = ${ratio(Math.max(...medians))} x); sizes ${Math.min(...measured.map((m) => m.bytes))}-${Math.max(...measured.map((m) => m.bytes))} B vs ${naive.bytes} B`,
+  );
   const over = measured.filter((m) => m.bytes > LIMITS.bytes || m.importMsMedian > LIMITS.importMs);
   console.log(over.length ? `\n${over.length} function(s) over a limit` : `\nall within ${LIMITS.bytes / 1000} KB and ${LIMITS.importMs} ms`);
 
@@ -128,6 +173,7 @@ try {
     node: process.version,
     nodeFlags: NODE_FLAGS,
     machine: { cores, cpu, platform: process.platform, arch: process.arch },
+    references: refs,
     functions: measured,
     limits: LIMITS,
   };
