@@ -42,6 +42,19 @@ export async function freePort(): Promise<number> {
 /** Dummy credentials: DynamoDB Local and fauxqs accept any signed request. */
 export const LOCAL_CREDENTIALS = { accessKeyId: "local", secretAccessKey: "local" };
 
+/** The environment of a function pointed at local DynamoDB tables (sandbox and tests). */
+export function localEnv(endpoint: string, tableName: string, throttleTableName: string): Record<string, string> {
+  return {
+    APP_ENV: "development",
+    AWS_REGION: "us-east-1",
+    AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
+    AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey,
+    DYNAMODB_ENDPOINT: endpoint,
+    TABLE_NAME: tableName,
+    THROTTLE_TABLE_NAME: throttleTableName,
+  };
+}
+
 export function localClient(endpoint: string): DynamoDBClient {
   return new DynamoDBClient({ endpoint, region: "us-east-1", credentials: LOCAL_CREDENTIALS });
 }

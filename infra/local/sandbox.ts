@@ -10,7 +10,7 @@ import { mainTable, throttleTable } from "../../shared/db/table.ts";
 import { resetConfig } from "../../shared/config.ts";
 import { resetDb } from "../../shared/db/client.ts";
 import { resetMailer } from "../../shared/mail/mailer.ts";
-import { ensureTable, localClient, LOCAL_CREDENTIALS, startDynamoLocal, type DynamoLocal } from "./dynamo.ts";
+import { ensureTable, localClient, localEnv, startDynamoLocal, type DynamoLocal } from "./dynamo.ts";
 import { seedDemo, type SeedResult } from "./seed.ts";
 import { seedCatalog } from "./seed-catalog.ts";
 import { startGateway } from "./gateway.ts";
@@ -82,13 +82,7 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
   const mailDir = resolve(opts.mailDir ?? (dataDir ? join(dataDir, "mail") : mkdtempSync(join(tmpdir(), "conversa-mail-"))));
   mkdirSync(mailDir, { recursive: true });
   Object.assign(process.env, {
-    APP_ENV: "development",
-    AWS_REGION: "us-east-1",
-    AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
-    AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey,
-    DYNAMODB_ENDPOINT: endpoint,
-    TABLE_NAME: tableName,
-    THROTTLE_TABLE_NAME: throttleTableName,
+    ...localEnv(endpoint, tableName, throttleTableName),
     MAIL_DIR: mailDir,
     // Webhook receivers in local use live on 127.0.0.1 (issue 3).
     WEBHOOK_ALLOW_PRIVATE_NETWORK: "true",

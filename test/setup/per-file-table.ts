@@ -7,21 +7,12 @@ import { inject } from "vitest";
 import { resetConfig } from "../../shared/config.ts";
 import { resetDb } from "../../shared/db/client.ts";
 import { mainTable, throttleTable } from "../../shared/db/table.ts";
-import { ensureTable, localClient, LOCAL_CREDENTIALS } from "../../infra/local/dynamo.ts";
+import { ensureTable, localClient, localEnv } from "../../infra/local/dynamo.ts";
 
 const endpoint = inject("dynamoEndpoint");
 const suffix = randomBytes(4).toString("hex");
 
-Object.assign(process.env, {
-  APP_ENV: "development",
-  AWS_REGION: "us-east-1",
-  AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
-  AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey,
-  DYNAMODB_ENDPOINT: endpoint,
-  LOG_LEVEL: "warn",
-  TABLE_NAME: `main-${suffix}`,
-  THROTTLE_TABLE_NAME: `throttle-${suffix}`,
-});
+Object.assign(process.env, { ...localEnv(endpoint, `main-${suffix}`, `throttle-${suffix}`), LOG_LEVEL: "warn" });
 resetConfig();
 resetDb();
 
