@@ -50,12 +50,17 @@ export async function queryAll(input: Omit<QueryCommandInput, "TableName" | "Exc
 }
 
 /** Every item of partition `pk` whose sort key starts with `skPrefix` (all pages). */
-export function queryPrefix(pk: string, skPrefix: string, opts: { consistent?: boolean } = {}): Promise<Item[]> {
+export function queryPrefix(
+  pk: string,
+  skPrefix: string,
+  opts: { consistent?: boolean; projection?: { expression: string; names: Record<string, string> } } = {},
+): Promise<Item[]> {
   const { lo, hi } = prefixRange(skPrefix);
   return queryAll({
     KeyConditionExpression: "pk = :pk AND sk BETWEEN :lo AND :hi",
     ExpressionAttributeValues: { ":pk": pk, ":lo": lo, ":hi": hi },
     ...(opts.consistent ? { ConsistentRead: true } : {}),
+    ...(opts.projection ? { ProjectionExpression: opts.projection.expression, ExpressionAttributeNames: opts.projection.names } : {}),
   });
 }
 

@@ -4,8 +4,9 @@ import type { QueryCommandInput } from "@aws-sdk/lib-dynamodb";
 import { urlHash, UrlTaken, type InboxRef, type Webhook, type WebhookStore } from "../domain/webhooks.ts";
 import { DELIVERY_TTL_SECONDS, type Delivery, type DeliveryStore } from "../domain/deliveries.ts";
 import { db, failedConditionIndexes, isConditionalFailure, mainTableName } from "./client.ts";
-import { getItem, guardConcurrent, newRev, nextAccountScopedId, remember, revOf, strip, transact, type TransactItem } from "./items.ts";
+import { getItem, guardConcurrent, newRev, nextAccountScopedId, remember, strip, transact, unchangedSince, type TransactItem } from "./items.ts";
 import { keys } from "./keys.ts";
+import { queryPrefix } from "./query.ts";
 import { OUTBOX_TTL_SECONDS } from "../events/outbox.ts";
 
 const toWebhook = (item: Record<string, unknown>): Webhook => remember(strip<Webhook>(item), item["rev"]);
@@ -61,17 +62,6 @@ async function writeWithMarker(items: TransactItem[], markerIndex: number): Prom
   }
 }
 
-async function queryAll(input: QueryCommandInput): Promise<Record<string, unknown>[]> {
-  const items: Record<string, unknown>[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const out = await db().send(new QueryCommand({ ...input, ExclusiveStartKey: start }));
-    items.push(...(out.Items ?? []));
-    start = out.LastEvaluatedKey;
-  } while (start);
-  return items;
-}
-
 export const webhooksRepo: WebhookStore = {
   nextWebhookId: (accountId) => nextAccountScopedId(accountId, "webhook"),
 
@@ -86,24 +76,11 @@ export const webhooksRepo: WebhookStore = {
 
   async listWebhooks(accountId) {
     const k = keys.webhookPrefix(accountId);
-    const items = await queryAll({
-      TableName: mainTableName(),
-      KeyConditionExpression: "pk = :pk AND begins_with(sk, :p)",
-      ExpressionAttributeValues: { ":pk": k.pk, ":p": k.skPrefix },
-      ConsistentRead: true,
-    });
-    return items.map(toWebhook);
+    return (await queryPrefix(k.pk, k.skPrefix, { consistent: true })).map(toWebhook);
   },
 
   async replaceWebhook(prev, next) {
-    const rev = revOf(prev);
-    const put: TransactItem = {
-      Put: {
-        TableName: mainTableName(),
-        Item: webhookItem(next),
-        ...(rev ? { ConditionExpression: "rev = :rev", ExpressionAttributeValues: { ":rev": rev } } : { ConditionExpression: "attribute_exists(pk)" }),
-      },
-    };
+    const put: TransactItem = { Put: { TableName: mainTableName(), Item: webhookItem(next), ...unchangedSince(prev) } };
     const moved = urlHash(prev.url) !== urlHash(next.url);
     await guardConcurrent(() => writeWithMarker(moved ? [put, markerDelete(prev), markerPut(next)] : [put], moved ? 2 : -1));
   },
@@ -121,13 +98,7 @@ export const webhooksRepo: WebhookStore = {
 
   async listInboxRefs(accountId) {
     const k = keys.inboxPrefix(accountId);
-    const items = await queryAll({
-      TableName: mainTableName(),
-      KeyConditionExpression: "pk = :pk AND begins_with(sk, :p)",
-      ExpressionAttributeValues: { ":pk": k.pk, ":p": k.skPrefix },
-      ProjectionExpression: "id, #n",
-      ExpressionAttributeNames: { "#n": "name" },
-    });
+    const items = await queryPrefix(k.pk, k.skPrefix, { projection: { expression: "id, #n", names: { "#n": "name" } } });
     return items.map((i): InboxRef => ({ id: Number(i["id"]), name: String(i["name"]) }));
   },
 };
