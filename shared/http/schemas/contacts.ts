@@ -9,23 +9,18 @@ const phone = z.string().check(z.regex(/^\+[1-9]\d{1,14}$/));
 const identifier = z.string().check(z.trim(), z.minLength(1), z.maxLength(255));
 const attrs = z.record(z.string(), z.unknown());
 
-export const createContactBody = z.object({
-  name,
+/** The optional fields of a contact, shared by create (name required) and update (all optional). */
+const contactFields = {
   email: z.optional(z.nullable(email)),
   phone_number: z.optional(z.nullable(phone)),
   identifier: z.optional(z.nullable(identifier)),
   custom_attributes: z.optional(attrs),
   additional_attributes: z.optional(attrs),
-});
+};
 
-export const updateContactBody = z.object({
-  name: z.optional(name),
-  email: z.optional(z.nullable(email)),
-  phone_number: z.optional(z.nullable(phone)),
-  identifier: z.optional(z.nullable(identifier)),
-  custom_attributes: z.optional(attrs),
-  additional_attributes: z.optional(attrs),
-});
+export const createContactBody = z.object({ name, ...contactFields });
+
+export const updateContactBody = z.object({ name: z.optional(name), ...contactFields });
 
 export const searchContactsQuery = z.object({
   ...pagingShape,
