@@ -114,7 +114,6 @@ export class ConversaStack extends Stack {
       APP_ENV: this.stage,
       TABLE_NAME: this.table.tableName,
       THROTTLE_TABLE_NAME: this.throttleTable.tableName,
-      NODE_OPTIONS: "--enable-source-maps",
       METRICS_NAMESPACE: contextEnv["METRICS_NAMESPACE"] ?? `Conversa/${this.stage}`,
     };
 

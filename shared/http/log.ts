@@ -5,6 +5,7 @@
  * caller passes. Level from LOG_LEVEL.
  */
 import { config } from "../config.ts";
+import { mapStack } from "./stack-trace.ts";
 
 type Level = "debug" | "info" | "warn" | "error";
 const ORDER: Record<Level, number> = { debug: 10, info: 20, warn: 30, error: 40 };
@@ -38,7 +39,7 @@ export function redact(value: unknown, depth = 0): unknown {
   if (value === null || typeof value !== "object") return value;
   if (depth > 6) return "[depth]";
   if (Array.isArray(value)) return value.map((v) => redact(v, depth + 1));
-  if (value instanceof Error) return { name: value.name, message: scrub(value.message), stack: value.stack ? scrub(value.stack) : undefined };
+  if (value instanceof Error) return { name: value.name, message: scrub(value.message), stack: value.stack ? scrub(mapStack(value.stack)) : undefined };
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(value)) {
     out[k] = SECRET_FIELDS.has(k.toLowerCase().replace(/[-_]/g, "")) ? "[redacted]" : redact(v, depth + 1);

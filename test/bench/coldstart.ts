@@ -16,8 +16,13 @@ import type { BuiltFunction } from "../../infra/build.ts";
 
 const RUNS = 7;
 const LIMITS = { bytes: 500_000, importMs: 50 } as const;
-/** As deployed: the stack sets NODE_OPTIONS=--enable-source-maps (the .map is read at import). */
-const NODE_FLAGS = ["--enable-source-maps"] as const;
+/**
+ * As deployed: no NODE_OPTIONS. The stack used to set --enable-source-maps, whose map parse
+ * cost every cold start; logged stacks are now mapped on demand (shared/http/stack-trace.ts).
+ * One reference row still measures a function with the flag, for the comparison.
+ */
+const NODE_FLAGS: readonly string[] = [];
+const SOURCE_MAPS_FLAG = "--enable-source-maps";
 const OUT_FILE = join(ROOT, "docs", "bench", "coldstart.json");
 
 const run = promisify(execFile);
@@ -65,8 +70,11 @@ interface Measured {
   readonly runs: number[];
 }
 
-async function importOnce(file: string): Promise<Sample> {
-  const { stdout } = await run(process.execPath, [...NODE_FLAGS, "--input-type=module", "-e", CHILD], {
+/** A bundle to measure; `flags` replace NODE_FLAGS for that row. */
+type Bundle = BuiltFunction & { readonly flags?: readonly string[] };
+
+async function importOnce(file: string, flags: readonly string[] = NODE_FLAGS): Promise<Sample> {
+  const { stdout } = await run(process.execPath, [...flags, "--input-type=module", "-e", CHILD], {
     cwd: tmpdir(),
     env: { ...CHILD_ENV, BENCH_MODULE_URL: pathToFileURL(file).href },
   });
@@ -85,11 +93,11 @@ function median(values: readonly number[]): number {
  * Round-robin: run i of every bundle before run i+1 of any, so that the machine's load drifting
  * during the benchmark weighs on every function (and on the references) alike.
  */
-async function measureAll(bundles: readonly BuiltFunction[]): Promise<Measured[]> {
+async function measureAll(bundles: readonly Bundle[]): Promise<Measured[]> {
   const runs = new Map<string, number[]>(bundles.map((b) => [b.fn, []]));
   for (let i = 0; i < RUNS; i++) {
     for (const b of bundles) {
-      const sample = await importOnce(b.outfile);
+      const sample = await importOnce(b.outfile, b.flags);
       if (!sample.hasHandler) throw new Error(`${b.fn}: the bundle exports no handler function`);
       if (sample.connects > 0) throw new Error(`${b.fn}: importing opened ${sample.connects} network connection(s)`);
       runs.get(b.fn)!.push(round(sample.ms));
@@ -149,21 +157,31 @@ function table(rows: readonly Measured[]): string {
 const outDir = await mkdtemp(join(tmpdir(), "conversa-bench-"));
 try {
   const built = await buildFunctions({ outDir });
-  const references = await buildReferences(outDir);
+  const withMaps = built.find((b) => b.fn === "accounts-show")!;
+  const references: Bundle[] = [
+    ...(await buildReferences(outDir)),
+    { ...withMaps, fn: `(reference) accounts-show, ${SOURCE_MAPS_FLAG}`, flags: [...NODE_FLAGS, SOURCE_MAPS_FLAG] },
+  ];
   const all = await measureAll([...references, ...built]);
   const refs = all.slice(0, references.length);
   const measured = all.slice(references.length);
   const naive = refs[0]!;
+  const mapped = refs[2]!;
+  const plain = measured.find((m) => m.fn === "accounts-show")!;
 
   const cores = availableParallelism();
   const cpu = cpus()[0]?.model ?? "unknown";
-  console.log(`cold-start import, ${RUNS} fresh processes per function; node ${process.version} ${NODE_FLAGS.join(" ")}; ${cores} cores (${cpu})\n`);
+  console.log(`cold-start import, ${RUNS} fresh processes per function; node ${process.version}, flags as deployed: ${NODE_FLAGS.join(" ") || "none"}; ${cores} cores (${cpu})\n`);
   console.log(table([...refs, ...measured]));
   const medians = measured.map((m) => m.importMsMedian);
   const ratio = (ms: number) => round(ms / naive.importMsMedian);
   console.log(
     `\nmedian of the functions' medians ${round(median(medians))} ms = ${ratio(median(medians))} x the naive handler's ${naive.importMsMedian} ms` +
       ` (slowest ${Math.max(...medians)} ms = ${ratio(Math.max(...medians))} x); sizes ${Math.min(...measured.map((m) => m.bytes))}-${Math.max(...measured.map((m) => m.bytes))} B vs ${naive.bytes} B`,
+  );
+  console.log(
+    `accounts-show: ${plain.importMsMedian} ms as deployed vs ${mapped.importMsMedian} ms with ${SOURCE_MAPS_FLAG}` +
+      ` (${round(plain.importMsMedian / mapped.importMsMedian)} x)`,
   );
   const over = measured.filter((m) => m.bytes > LIMITS.bytes || m.importMsMedian > LIMITS.importMs);
   console.log(over.length ? `\n${over.length} function(s) over a limit` : `\nall within ${LIMITS.bytes / 1000} KB and ${LIMITS.importMs} ms`);

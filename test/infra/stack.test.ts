@@ -177,14 +177,14 @@ describe("functions", () => {
   it.each([
     ["production", "production"],
     ["development", "development"],
-  ] as const)("sets APP_ENV=%s with stage %s, plus table names and source maps", (stage, appEnv) => {
+  ] as const)("sets APP_ENV=%s with stage %s, plus table names; no --enable-source-maps (stacks are mapped when logged)", (stage, appEnv) => {
     const t = template(stage);
     const [mainId] = tableFor(t, mainTable);
     const [throttleId] = tableFor(t, throttleTable);
     for (const f of Object.values(ofType(t, "AWS::Lambda::Function"))) {
       const vars = (f.Properties.Environment as { Variables: Record<string, unknown> }).Variables;
       expect(vars.APP_ENV).toBe(appEnv);
-      expect(vars.NODE_OPTIONS).toBe("--enable-source-maps");
+      expect(vars.NODE_OPTIONS).toBeUndefined();
       expect(refId(vars.TABLE_NAME)).toBe(mainId);
       expect(refId(vars.THROTTLE_TABLE_NAME)).toBe(throttleId);
     }
