@@ -49,12 +49,18 @@ export function guardedLookup(allowPrivate: boolean): LookupFunction {
   };
 }
 
+/**
+ * Keep-alive agents, one per scheme. No per-origin socket cap: webhooks of one host (one
+ * receiver service, many paths) share an origin, and a cap would make a hanging endpoint's
+ * requests hold every socket while the others queue in the pool, their timeouts running.
+ * What a container has in flight is bounded by its batch instead.
+ */
 const agents = new Map<string, HttpAgent>();
 function agentFor(protocol: "http:" | "https:", allowPrivate: boolean): HttpAgent {
   const k = `${protocol}${allowPrivate}`;
   let a = agents.get(k);
   if (!a) {
-    const opts = { keepAlive: true, maxSockets: 64, lookup: guardedLookup(allowPrivate) };
+    const opts = { keepAlive: true, maxSockets: Infinity, lookup: guardedLookup(allowPrivate) };
     a = protocol === "https:" ? new HttpsAgent(opts) : new HttpAgent(opts);
     agents.set(k, a);
   }

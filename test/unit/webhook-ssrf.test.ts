@@ -67,4 +67,30 @@ describe("sender", () => {
       await new Promise<void>((r) => server.close(() => r()));
     }
   });
+
+  it("a receiver that hangs never makes another on the same host wait for a connection", async () => {
+    // Two webhooks of one origin (e.g. one receiver service, two paths): 100 requests hang on
+    // /hang; a request to /ok meanwhile gets its own socket at once instead of queueing in the
+    // agent's pool (where its timeout would run while it waits).
+    const server = createServer((req, res) => {
+      if (req.url === "/hang") return; // never answers; closed at the end
+      res.writeHead(200).end();
+    });
+    server.maxConnections = 1000;
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    const base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+    try {
+      const hanging = Array.from({ length: 100 }, () => postJson(`${base}/hang`, "{}", {}, { timeoutMs: 3000, allowPrivate: true }));
+      await new Promise((r) => setTimeout(r, 200)); // the hanging requests hold their sockets
+      const ok = await postJson(`${base}/ok`, "{}", {}, { timeoutMs: 1000, allowPrivate: true });
+      expect(ok).toMatchObject({ ok: true, status: 200, error: null });
+      expect(ok.durationMs).toBeLessThan(500);
+      server.closeAllConnections();
+      const ended = await Promise.all(hanging);
+      expect(ended.every((r) => !r.ok)).toBe(true);
+    } finally {
+      server.closeAllConnections();
+      await new Promise<void>((r) => server.close(() => r()));
+    }
+  });
 });
