@@ -6,14 +6,17 @@
 import * as z from "zod/mini";
 import { invalidIpEntries } from "./ratelimit/ip.ts";
 
+/** Every variable is an optional string first; one instance serves all (schemas are immutable). */
+const raw = z.optional(z.string());
+
 const bool = (dflt: boolean) =>
   z.pipe(
-    z.optional(z.string()),
+    raw,
     z.transform((v) => (v === undefined || v === "" ? dflt : !["false", "0", "no", "off"].includes(v.toLowerCase()))),
   );
 const int = (dflt: number, min = 0) =>
   z.pipe(
-    z.optional(z.string()),
+    raw,
     z.transform((v, ctx) => {
       if (v === undefined || v === "") return dflt;
       const n = Number(v);
@@ -25,11 +28,11 @@ const int = (dflt: number, min = 0) =>
     }),
   );
 const list = z.pipe(
-  z.optional(z.string()),
+  raw,
   z.transform((v) => (v ?? "").split(",").map((s) => s.trim()).filter(Boolean)),
 );
-const str = (dflt: string) => z.pipe(z.optional(z.string()), z.transform((v) => (v === undefined || v === "" ? dflt : v)));
-const optStr = z.pipe(z.optional(z.string()), z.transform((v) => (v === undefined || v === "" ? undefined : v)));
+const str = (dflt: string) => z.pipe(raw, z.transform((v) => (v === undefined || v === "" ? dflt : v)));
+const optStr = z.pipe(raw, z.transform((v) => (v === undefined || v === "" ? undefined : v)));
 
 /** Sender of password-recovery mail; the stack scopes the SES permission to it. */
 export const DEFAULT_MAIL_FROM = "no-reply@example.com";

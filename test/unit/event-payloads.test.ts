@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { EVENT_NAMES } from "../../shared/events/catalog.ts";
-import { PAYLOAD_SCHEMAS, checkPayload } from "../../shared/events/payloads.ts";
+import { PAYLOAD_SCHEMAS, checkPayload, payloadSchema } from "../../shared/events/payloads.ts";
 import { outboxItem } from "../../shared/events/outbox.ts";
 import { inboxPayload } from "../../shared/domain/inboxes.ts";
 
@@ -13,6 +13,16 @@ const inbox = {
 describe("event payload schemas", () => {
   it("has one schema per event of the catalog", () => {
     expect(Object.keys(PAYLOAD_SCHEMAS).sort()).toEqual([...EVENT_NAMES].sort());
+  });
+
+  it("builds each event's schema once, on first use, checking that event's name", () => {
+    for (const event of EVENT_NAMES) {
+      const schema = payloadSchema(event);
+      expect(payloadSchema(event)).toBe(schema);
+      const other = EVENT_NAMES.find((e) => e !== event)!;
+      expect(schema.safeParse({ event: other, id: "1" }).success).toBe(false);
+      expect(schema.safeParse({ event, id: "" }).success).toBe(false);
+    }
   });
 
   it("accepts the inbox builders' payloads, with unknown fields", () => {
