@@ -95,6 +95,8 @@ const schema = z.object({
   LOG_LEVEL: z._default(z.enum(["debug", "info", "warn", "error"]), "info"),
   /** CloudWatch namespace of the EMF metrics; the stack sets `Conversa/<stage>` so that stages sharing an account do not mix. */
   METRICS_NAMESPACE: str("Conversa"),
+  /** EMF metric lines on stdout; the local sandbox turns them off (they are for CloudWatch). */
+  METRICS_ENABLED: bool(true),
 });
 
 export type Config = z.infer<typeof schema>;

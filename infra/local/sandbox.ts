@@ -88,6 +88,8 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
     WEBHOOK_ALLOW_PRIVATE_NETWORK: "true",
     // Tests and benchmarks run sandboxes quietly; `npm start` logs one line per request.
     LOG_LEVEL: process.env["LOG_LEVEL"] ?? "warn",
+    // EMF lines are for CloudWatch; locally they would be one stdout line per delivery.
+    METRICS_ENABLED: process.env["METRICS_ENABLED"] ?? "false",
     S3_ENDPOINT: localAws.endpoint,
     UPLOADS_BUCKET: SANDBOX_UPLOADS_BUCKET,
     ...opts.env,

@@ -7,6 +7,14 @@ import { config } from "../config.ts";
 
 export const METRICS_NAMESPACE = "Conversa";
 
+function enabled(): boolean {
+  try {
+    return config().METRICS_ENABLED;
+  } catch {
+    return true;
+  }
+}
+
 function namespace(): string {
   try {
     return config().METRICS_NAMESPACE;
@@ -24,6 +32,7 @@ export function emitMetric(
   dimensions: Readonly<Record<string, string>> = {},
   extra: Readonly<Record<string, string | number>> = {},
 ): void {
+  if (!enabled()) return;
   const dims = Object.keys(dimensions);
   console.log(
     JSON.stringify({
@@ -46,7 +55,7 @@ export interface MetricValue {
 
 /** Several dimensionless metrics in one EMF line. */
 export function emitMetrics(metrics: readonly MetricValue[]): void {
-  if (metrics.length === 0) return;
+  if (metrics.length === 0 || !enabled()) return;
   console.log(
     JSON.stringify({
       _aws: {
