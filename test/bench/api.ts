@@ -10,7 +10,7 @@
  * Prints a table and writes docs/bench/api.json. Never asserts.
  */
 import autocannon from "autocannon";
-import { BatchWriteCommand, DynamoDBDocumentClient, GetCommand, PutCommand, TransactWriteCommand } from "@aws-sdk/lib-dynamodb";
+import { BatchWriteCommand, DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand, TransactWriteCommand } from "@aws-sdk/lib-dynamodb";
 import { mkdir, writeFile } from "node:fs/promises";
 import { cpus } from "node:os";
 import { join } from "node:path";
@@ -115,6 +115,61 @@ async function transactMedian(doc: DynamoDBDocumentClient, table: string, accoun
   return { p50: samples[Math.floor(samples.length / 2)]!, p99: samples[Math.floor(samples.length * 0.99)]! };
 }
 
+/** p50/p99 of `fn` over `n` sequential runs after a few warm-up runs. */
+async function sample(n: number, fn: (i: number) => Promise<unknown>): Promise<{ p50: number; p99: number }> {
+  const samples: number[] = [];
+  for (let i = 0; i < n + 20; i++) {
+    const t0 = performance.now();
+    await fn(i);
+    if (i >= 20) samples.push(performance.now() - t0);
+  }
+  samples.sort((a, b) => a - b);
+  return { p50: samples[Math.floor(samples.length / 2)]!, p99: samples[Math.floor(samples.length * 0.99)]! };
+}
+
+/**
+ * Lower bounds, in bare DynamoDB calls, of what the two routes must do whatever the code around
+ * them: an API-key request reads the key item, then the membership (2 sequential GetItems);
+ * message create then reads the conversation and writes the message with its outbox event in one
+ * TransactWriteItems (the issue's outbox rule: never fewer than those 2 items); a search then runs
+ * at least one Query. No HTTP, no handler, no validation: if a floor is over a goal, so is the route.
+ */
+async function floors(doc: DynamoDBDocumentClient, table: string, accountId: number) {
+  const get = (i: number) => doc.send(new GetCommand({ TableName: table, Key: keys.contact(accountId, 1 + (i % CONTACTS)) }));
+  const transact2 = (i: number) =>
+    doc.send(
+      new TransactWriteCommand({
+        TransactItems: [
+          { Put: { TableName: table, Item: { pk: `FLOOR#${accountId}`, sk: `MSG#${i}#${Date.now()}`, content: "x".repeat(200) }, ConditionExpression: "attribute_not_exists(pk)" } },
+          { Put: { TableName: table, Item: { pk: `FLOOR_OUTBOX#${i}#${Date.now()}`, sk: "OUTBOX", payload: "y".repeat(600) } } },
+        ],
+      }),
+    );
+  const query = () =>
+    doc.send(
+      new QueryCommand({
+        TableName: table,
+        KeyConditionExpression: "pk = :pk AND begins_with(sk, :sk)",
+        ExpressionAttributeValues: { ":pk": keys.contact(accountId, 1).pk, ":sk": "CONTACT#" },
+        Limit: 10,
+      }),
+    );
+  return {
+    transact2: await sample(200, transact2),
+    messageCreate: await sample(200, async (i) => {
+      await get(i);
+      await get(i + 1);
+      await get(i + 2);
+      await transact2(i);
+    }),
+    search: await sample(200, async (i) => {
+      await get(i);
+      await get(i + 1);
+      await query();
+    }),
+  };
+}
+
 interface Row {
   readonly name: string;
   readonly connections: number;
@@ -166,6 +221,9 @@ try {
   console.log(`bare GetItem: p50 ${b.toFixed(2)} ms, p99 ${getItem.p99.toFixed(2)} ms`);
   const tx = await transactMedian(doc, table, info.accountId);
   console.log(`bare TransactWriteItems (6 items): p50 ${tx.p50.toFixed(2)} ms, p99 ${tx.p99.toFixed(2)} ms`);
+  const floor = await floors(doc, table, info.accountId);
+  const x = (ms: number) => `${Math.round((ms / b) * 10) / 10}x`;
+  console.log(`floors (bare calls): message create ${floor.messageCreate.p50.toFixed(2)} ms = ${x(floor.messageCreate.p50)}, search ${floor.search.p50.toFixed(2)} ms = ${x(floor.search.p50)}`);
 
   // An e-mail fragment of one contact: "<first><i>@".
   const selective = (i: number) => {
@@ -201,6 +259,13 @@ try {
     ...rows.map((r) => `${r.name.padEnd(width)}  ${String(r.connections).padStart(5)}  ${String(r.reqPerSec).padStart(5)}  ${r.p50.toFixed(1).padStart(8)}  ${r.p99.toFixed(1).padStart(6)}  ${`${r.ratioP50}x`.padStart(11)}  ${String(r.non2xx).padStart(7)}`),
     `${"bare DynamoDB GetItem (sequential)".padEnd(width)}      1      -  ${b.toFixed(2).padStart(8)}  ${getItem.p99.toFixed(1).padStart(6)}  ${"1x".padStart(11)}`,
     `${"bare TransactWriteItems, 6 items".padEnd(width)}      1      -  ${tx.p50.toFixed(2).padStart(8)}  ${tx.p99.toFixed(1).padStart(6)}  ${`${Math.round((tx.p50 / b) * 10) / 10}x`.padStart(11)}`,
+    ...(
+      [
+        ["bare TransactWriteItems, 2 items", floor.transact2],
+        ["floor: message create (3 Get + tx 2)", floor.messageCreate],
+        ["floor: search (2 Get + Query)", floor.search],
+      ] as const
+    ).map(([name, f]) => `${name.padEnd(width)}      1      -  ${f.p50.toFixed(2).padStart(8)}  ${f.p99.toFixed(1).padStart(6)}  ${x(f.p50).padStart(11)}`),
   ];
   console.log(`\n${lines.join("\n")}\n`);
   console.log("Goals (issue 4, at 1 connection): contact search p50 <= 4x, message create p50 <= 6x the GetItem p50.");
@@ -218,6 +283,7 @@ try {
         durationSeconds: DURATION_S,
         getItem: { p50Ms: b, p99Ms: getItem.p99, samples: GETITEM_SAMPLES },
         transactWrite6: { p50Ms: tx.p50, p99Ms: tx.p99, samples: 225, ratioToGetItem: Math.round((tx.p50 / b) * 10) / 10 },
+        floors: Object.fromEntries(Object.entries(floor).map(([k, f]) => [k, { p50Ms: f.p50, p99Ms: f.p99, samples: 200, ratioToGetItem: Math.round((f.p50 / b) * 10) / 10 }])),
         rows,
       },
       null,
