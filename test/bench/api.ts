@@ -149,8 +149,9 @@ async function floors(doc: DynamoDBDocumentClient, table: string, accountId: num
     doc.send(
       new QueryCommand({
         TableName: table,
-        KeyConditionExpression: "pk = :pk AND begins_with(sk, :sk)",
-        ExpressionAttributeValues: { ":pk": keys.contact(accountId, 1).pk, ":sk": "CONTACT#" },
+        // BETWEEN, as shared/db/query.ts does: DynamoDB Local reads the partition for begins_with.
+        KeyConditionExpression: "pk = :pk AND sk BETWEEN :lo AND :hi",
+        ExpressionAttributeValues: { ":pk": keys.contact(accountId, 1).pk, ":lo": "CONTACT#", ":hi": "CONTACT#\uffff" },
         Limit: 10,
       }),
     );
