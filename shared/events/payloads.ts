@@ -71,8 +71,8 @@ const typing = (event: "conversation_typing_on" | "conversation_typing_off") =>
     is_private: z.boolean(),
   });
 
-/** How to build each event's schema. */
-export const PAYLOAD_SCHEMAS = {
+/** How to build each event's schema (payloadSchema builds it once). */
+export const PAYLOAD_BUILDERS = {
   conversation_created: () => z.looseObject({ ...base("conversation_created"), ...conversationBase() }),
   conversation_updated: () =>
     z.looseObject({ ...base("conversation_updated"), ...conversationBase(), changed_attributes: changedAttributes() }),
@@ -107,7 +107,7 @@ const built = new Map<EventName, z.ZodMiniType>();
 export function payloadSchema(event: EventName): z.ZodMiniType {
   let schema = built.get(event);
   if (!schema) {
-    schema = PAYLOAD_SCHEMAS[event]();
+    schema = PAYLOAD_BUILDERS[event]();
     built.set(event, schema);
   }
   return schema;

@@ -7,19 +7,13 @@ import { config } from "../config.ts";
 
 export const METRICS_NAMESPACE = "Conversa";
 
-function enabled(): boolean {
+/** METRICS_ENABLED and METRICS_NAMESPACE; the defaults if the configuration cannot be read. */
+function settings(): { readonly enabled: boolean; readonly namespace: string } {
   try {
-    return config().METRICS_ENABLED;
+    const c = config();
+    return { enabled: c.METRICS_ENABLED, namespace: c.METRICS_NAMESPACE };
   } catch {
-    return true;
-  }
-}
-
-function namespace(): string {
-  try {
-    return config().METRICS_NAMESPACE;
-  } catch {
-    return METRICS_NAMESPACE;
+    return { enabled: true, namespace: METRICS_NAMESPACE };
   }
 }
 
@@ -32,19 +26,7 @@ export function emitMetric(
   dimensions: Readonly<Record<string, string>> = {},
   extra: Readonly<Record<string, string | number>> = {},
 ): void {
-  if (!enabled()) return;
-  const dims = Object.keys(dimensions);
-  console.log(
-    JSON.stringify({
-      _aws: {
-        Timestamp: Date.now(),
-        CloudWatchMetrics: [{ Namespace: namespace(), Dimensions: [dims], Metrics: [{ Name: name, Unit: unit }] }],
-      },
-      ...extra,
-      ...dimensions,
-      [name]: value,
-    }),
-  );
+  write(dimensions, [{ name, value, unit }], extra);
 }
 
 export interface MetricValue {
@@ -55,13 +37,25 @@ export interface MetricValue {
 
 /** Several dimensionless metrics in one EMF line. */
 export function emitMetrics(metrics: readonly MetricValue[]): void {
-  if (metrics.length === 0 || !enabled()) return;
+  if (metrics.length) write({}, metrics);
+}
+
+/** One EMF line: the `_aws` block naming the metrics, then the dimension and metric values. */
+function write(
+  dimensions: Readonly<Record<string, string>>,
+  metrics: readonly MetricValue[],
+  extra: Readonly<Record<string, string | number>> = {},
+): void {
+  const { enabled, namespace } = settings();
+  if (!enabled) return;
   console.log(
     JSON.stringify({
       _aws: {
         Timestamp: Date.now(),
-        CloudWatchMetrics: [{ Namespace: namespace(), Dimensions: [[]], Metrics: metrics.map((m) => ({ Name: m.name, Unit: m.unit })) }],
+        CloudWatchMetrics: [{ Namespace: namespace, Dimensions: [Object.keys(dimensions)], Metrics: metrics.map((m) => ({ Name: m.name, Unit: m.unit })) }],
       },
+      ...extra,
+      ...dimensions,
       ...Object.fromEntries(metrics.map((m) => [m.name, m.value])),
     }),
   );

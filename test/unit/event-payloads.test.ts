@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { EVENT_NAMES } from "../../shared/events/catalog.ts";
-import { PAYLOAD_SCHEMAS, checkPayload, payloadSchema } from "../../shared/events/payloads.ts";
+import { PAYLOAD_BUILDERS, checkPayload, payloadSchema } from "../../shared/events/payloads.ts";
 import { outboxItem } from "../../shared/events/outbox.ts";
 import { inboxPayload } from "../../shared/domain/inboxes.ts";
 
@@ -12,7 +12,7 @@ const inbox = {
 
 describe("event payload schemas", () => {
   it("has one schema per event of the catalog", () => {
-    expect(Object.keys(PAYLOAD_SCHEMAS).sort()).toEqual([...EVENT_NAMES].sort());
+    expect(Object.keys(PAYLOAD_BUILDERS).sort()).toEqual([...EVENT_NAMES].sort());
   });
 
   it("builds each event's schema once, on first use, checking that event's name", () => {
