@@ -7,6 +7,7 @@ import { db, isConditionalFailure, mainTableName, throttleTableName } from "./cl
 import { getItem, nextGlobalId, strip } from "./items.ts";
 import { newApiKey } from "../domain/secrets.ts";
 import { keys } from "./keys.ts";
+import { batchGet } from "./query.ts";
 
 /** A key unused for this long shows `last_used_at: null` again. */
 export const KEY_USE_TTL_SECONDS = 400 * 24 * 3600;
@@ -18,9 +19,16 @@ export const accountsRepo: AccountReader & KeyLookup = {
   },
 
   async findKeyByHash(hash) {
-    const item = await getItem(keys.apiKeyByHash(hash));
-    if (!item || item["revoked"] === true) return undefined;
-    return { userId: Number(item["userId"]), keyId: String(item["keyId"]) } satisfies KeyRecord;
+    return keyRecord(await getItem(keys.apiKeyByHash(hash)));
+  },
+
+  /** The key item and the membership in one strongly consistent BatchGetItem. */
+  async findKeyAndRole(hash, accountId, userId) {
+    const keyKey = keys.apiKeyByHash(hash);
+    const items = await batchGet([keyKey, keys.member(accountId, userId)], true);
+    const keyItem = items.find((i) => i["pk"] === keyKey.pk && i["sk"] === keyKey.sk);
+    const member = items.find((i) => i !== keyItem);
+    return { key: keyRecord(keyItem), role: member ? (member["role"] as Role) : undefined };
   },
 
   /**
@@ -49,6 +57,11 @@ export const accountsRepo: AccountReader & KeyLookup = {
     return item ? (item["role"] as Role) : undefined;
   },
 };
+
+function keyRecord(item: Record<string, unknown> | undefined): KeyRecord | undefined {
+  if (!item || item["revoked"] === true) return undefined;
+  return { userId: Number(item["userId"]), keyId: String(item["keyId"]) };
+}
 
 export interface MembershipRow {
   readonly accountId: number;
@@ -104,7 +117,7 @@ export function apiKeyItems(
   userId: number,
   name: string,
   nowSec: number,
-  secret: { key: string; hash: string; prefix: string } = newApiKey(),
+  secret: { key: string; hash: string; prefix: string } = newApiKey(userId),
 ): { key: string; keyId: string; prefix: string; items: [Item, Item] } {
   const { key, hash, prefix } = secret;
   const keyId = hash.slice(0, 16);

@@ -5,7 +5,7 @@
 import type { Role } from "../routes.ts";
 import { ForbiddenAccount, ForbiddenAction, Unauthorized } from "./errors.ts";
 import { roleAllows, type Identity } from "./identity.ts";
-import { sha256Hex } from "./secrets.ts";
+import { keyUserHint, sha256Hex } from "./secrets.ts";
 
 export interface KeyRecord {
   readonly userId: number;
@@ -15,6 +15,8 @@ export interface KeyRecord {
 export interface KeyLookup {
   findKeyByHash(hash: string): Promise<KeyRecord | undefined>;
   findRole(accountId: number, userId: number): Promise<Role | undefined>;
+  /** The key by hash and `userId`'s role in the account, in one read (the store's choice how). */
+  findKeyAndRole?(hash: string, accountId: number, userId: number): Promise<{ key?: KeyRecord | undefined; role?: Role | undefined }>;
   /** Records a use of the key (`last_used_at`); best effort. */
   touchKey?(key: KeyRecord, nowSec: number): Promise<void>;
 }
@@ -38,9 +40,15 @@ export async function authenticate(
 ): Promise<Identity> {
   const presented = token?.trim();
   if (!presented || presented.length > MAX_KEY_LENGTH) throw new Unauthorized();
+  const hash = sha256Hex(presented);
+  const accountId = access ? Number(access.accountId) : NaN;
+  const validAccount = Number.isSafeInteger(accountId) && accountId > 0;
   // No cache: the key item is read (strongly consistent) on every request, so a revoked key
-  // fails on the very next one.
-  const key = await store.findKeyByHash(sha256Hex(presented));
+  // fails on the very next one. A key that names its user (`cv_u<id>_…`) is read together with
+  // that user's membership: one round trip instead of two.
+  const hint = access && validAccount && store.findKeyAndRole ? keyUserHint(presented) : undefined;
+  const first = hint !== undefined ? await store.findKeyAndRole!(hash, accountId, hint) : { key: await store.findKeyByHash(hash) };
+  const key = first.key;
   if (!key) throw new Unauthorized();
   // The use is recorded alongside the membership read, not after it.
   const touch = touchIfDue(store, key, now);
@@ -48,13 +56,13 @@ export async function authenticate(
     await touch;
     return { userId: key.userId, keyId: key.keyId };
   }
-
-  const accountId = Number(access.accountId);
-  if (!Number.isSafeInteger(accountId) || accountId <= 0) {
+  if (!validAccount) {
     await touch;
     throw new ForbiddenAccount();
   }
-  const [role] = await Promise.all([store.findRole(accountId, key.userId), touch]);
+  // The name in the key only chose which membership to read along: the key item says whose key it is.
+  const roleRead = hint === key.userId ? Promise.resolve(first.role) : store.findRole(accountId, key.userId);
+  const [role] = await Promise.all([roleRead, touch]);
   if (!role) throw new ForbiddenAccount();
   if (!roleAllows(role, access.needed)) throw new ForbiddenAction();
   return { userId: key.userId, keyId: key.keyId, accountId, role };

@@ -1,9 +1,33 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { invoke } from "../support/api.ts";
 import { makeAccount, type AccountFixture } from "../support/fixtures.ts";
-import { sha256Hex } from "../../shared/domain/secrets.ts";
+import { randomToken, sha256Hex } from "../../shared/domain/secrets.ts";
 import { getItem } from "../../shared/db/items.ts";
 import { keys } from "../../shared/db/keys.ts";
+import { db, mainTableName } from "../../shared/db/client.ts";
+import { apiKeyItems, putRaw } from "../../shared/db/accounts-repo.ts";
+
+/** The main-table calls `fn` makes, as `Command pk/sk` (the throttle table's are left out). */
+async function mainTableCalls(fn: () => Promise<unknown>): Promise<string[]> {
+  const calls: string[] = [];
+  const name = `count-${Math.random()}`;
+  db().middlewareStack.add(
+    (next, context) => async (args) => {
+      const input = args.input as { TableName?: string; Key?: { sk?: string }; RequestItems?: Record<string, { Keys: { sk: string }[] }> };
+      const command = (context as { commandName?: string }).commandName ?? "?";
+      if (input.TableName === mainTableName()) calls.push(`${command} ${input.Key?.sk ?? ""}`.trim());
+      else if (input.RequestItems?.[mainTableName()]) calls.push(`${command} ${input.RequestItems[mainTableName()]!.Keys.map((k) => k.sk.split("#")[0]).join("+")}`);
+      return next(args);
+    },
+    { step: "initialize", name },
+  );
+  try {
+    await fn();
+  } finally {
+    db().middlewareStack.remove(name);
+  }
+  return calls;
+}
 
 let a: AccountFixture;
 
@@ -32,5 +56,22 @@ describe("GET /api/v1/accounts/{account_id}", () => {
     const res = await invoke("accounts.show", { params: { account_id: 999999 }, key: a.adminKey });
     expect(res.status).toBe(401);
     expect(res.json.code).toBe("forbidden_account");
+  });
+
+  it("authenticates a key with one read: the key item and the membership in one BatchGetItem", async () => {
+    const calls = await mainTableCalls(() => invoke("accounts.show", { params: { account_id: a.accountId }, key: a.agentKey }));
+    expect(calls).toEqual(["BatchGetItemCommand APIKEY+MEMBER", "GetItemCommand ACCOUNT"]);
+  });
+
+  it("still accepts a key of the earlier format (no user id in it), reading key then membership", async () => {
+    const legacy = `cv_${randomToken(32)}`;
+    const { items } = apiKeyItems(a.agentUserId, "legacy", 1_700_000_000, { key: legacy, hash: sha256Hex(legacy), prefix: legacy.slice(0, 10) });
+    for (const item of items) await putRaw(item);
+    let status = 0;
+    const calls = await mainTableCalls(async () => {
+      status = (await invoke("accounts.show", { params: { account_id: a.accountId }, key: legacy })).status;
+    });
+    expect(status).toBe(200);
+    expect(calls).toEqual(["GetItemCommand APIKEY", `GetItemCommand MEMBER#${String(a.agentUserId).padStart(10, "0")}`, "GetItemCommand ACCOUNT"]);
   });
 });

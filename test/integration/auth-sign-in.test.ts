@@ -30,7 +30,7 @@ describe("POST /auth/sign_in", () => {
         email: u.email,
         account_id: u.accountId,
         role: "administrator",
-        access_token: expect.stringMatching(/^cv_[A-Za-z0-9_-]{43}$/),
+        access_token: expect.stringMatching(new RegExp(`^cv_u${u.userId}_[A-Za-z0-9_-]{43}$`)),
         provider: "email",
         uid: u.email,
         accounts: [{ id: u.accountId, name: expect.any(String), role: "administrator" }],

@@ -26,7 +26,7 @@ const at = (s: number) => new Date((t0 + s) * 1000);
 
 describe("authenticate: last_used_at", () => {
   it("records the first use, skips uses within the interval, records again after it", async () => {
-    const key = newApiKey().key;
+    const key = newApiKey(7).key;
     const s = store(key, "touch-a");
 
     await authenticate(s, key, undefined, at(0));
@@ -40,7 +40,7 @@ describe("authenticate: last_used_at", () => {
   });
 
   it("still authenticates when the write fails, and tries again on the next request", async () => {
-    const key = newApiKey().key;
+    const key = newApiKey(7).key;
     const failing = store(key, "touch-b", true);
 
     await expect(authenticate(failing, key, undefined, at(0))).resolves.toEqual({ userId: 7, keyId: "touch-b" });
@@ -51,9 +51,9 @@ describe("authenticate: last_used_at", () => {
   });
 
   it("records nothing for an unknown key", async () => {
-    const s = store(newApiKey().key, "touch-c");
+    const s = store(newApiKey(7).key, "touch-c");
 
-    await expect(authenticate(s, newApiKey().key, undefined, at(0))).rejects.toMatchObject({ status: 401 });
+    await expect(authenticate(s, newApiKey(7).key, undefined, at(0))).rejects.toMatchObject({ status: 401 });
     expect(s.touches).toEqual([]);
   });
 });

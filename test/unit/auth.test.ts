@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { authenticate, type KeyLookup } from "../../shared/domain/auth.ts";
 import { ForbiddenAccount, ForbiddenAction, Unauthorized } from "../../shared/domain/errors.ts";
-import { newApiKey, sha256Hex } from "../../shared/domain/secrets.ts";
+import { keyUserHint, newApiKey, randomToken, sha256Hex } from "../../shared/domain/secrets.ts";
 import type { Role } from "../../shared/routes.ts";
 
 /** An in-memory KeyLookup (the domain's port), filled like the table would be. */
@@ -20,8 +20,8 @@ function store(entries: { key: string; userId: number; memberships: Record<numbe
   };
 }
 
-const admin = newApiKey().key;
-const agent = newApiKey().key;
+const admin = newApiKey(1).key;
+const agent = newApiKey(2).key;
 const s = store([
   { key: admin, userId: 1, memberships: { 10: "administrator" } },
   { key: agent, userId: 2, memberships: { 10: "agent" } },
@@ -51,5 +51,68 @@ describe("authenticate", () => {
   it("rejects a role that is too low, allows a higher one", async () => {
     await expect(authenticate(s, agent, { accountId: "10", needed: "administrator" })).rejects.toBeInstanceOf(ForbiddenAction);
     await expect(authenticate(s, admin, { accountId: "10", needed: "agent" })).resolves.toMatchObject({ role: "administrator" });
+  });
+});
+
+describe("authenticate: a key that names its user", () => {
+  /** The store as accounts-repo is: key items by hash (with their user), memberships by (account, user). */
+  function counted(keyItems: Record<string, number>, memberships: Record<string, Role>) {
+    const reads: string[] = [];
+    const store: KeyLookup = {
+      async findKeyByHash(hash) {
+        reads.push("key");
+        const userId = keyItems[hash];
+        return userId === undefined ? undefined : { userId, keyId: `k${userId}` };
+      },
+      async findRole(accountId, userId) {
+        reads.push("role");
+        return memberships[`${accountId}/${userId}`];
+      },
+      async findKeyAndRole(hash, accountId, userId) {
+        reads.push("key+role");
+        const owner = keyItems[hash];
+        return { key: owner === undefined ? undefined : { userId: owner, keyId: `k${owner}` }, role: memberships[`${accountId}/${userId}`] };
+      },
+    };
+    return { store, reads };
+  }
+
+  it("parses the user id of the current format only", () => {
+    expect(keyUserHint(newApiKey(42).key)).toBe(42);
+    expect(keyUserHint(`cv_${randomToken(32)}`)).toBeUndefined();
+    expect(keyUserHint(`cv_u0_${randomToken(32)}`)).toBeUndefined();
+    expect(keyUserHint(`cv_u12_${randomToken(8)}`)).toBeUndefined();
+    expect(keyUserHint(`cv_u1234567890123456_${randomToken(32)}`)).toBeUndefined();
+  });
+
+  it("reads the key and the membership in one read", async () => {
+    const key = newApiKey(5).key;
+    const { store, reads } = counted({ [sha256Hex(key)]: 5 }, { "10/5": "administrator" });
+    await expect(authenticate(store, key, { accountId: "10", needed: "administrator" })).resolves.toEqual({ userId: 5, keyId: "k5", accountId: 10, role: "administrator" });
+    expect(reads).toEqual(["key+role"]);
+  });
+
+  it("trusts the key item, not the name: a key naming another user gets its owner's role", async () => {
+    // A key whose text names user 9 (an administrator) but whose item belongs to user 5 (an agent).
+    const key = newApiKey(9).key;
+    const { store, reads } = counted({ [sha256Hex(key)]: 5 }, { "10/9": "administrator", "10/5": "agent" });
+    await expect(authenticate(store, key, { accountId: "10", needed: "administrator" })).rejects.toBeInstanceOf(ForbiddenAction);
+    await expect(authenticate(store, key, { accountId: "10", needed: "agent" })).resolves.toMatchObject({ userId: 5, role: "agent" });
+    expect(reads).toEqual(["key+role", "role", "key+role", "role"]);
+  });
+
+  it("keeps keys of the earlier format working, in two reads", async () => {
+    const legacy = `cv_${randomToken(32)}`;
+    const { store, reads } = counted({ [sha256Hex(legacy)]: 5 }, { "10/5": "agent" });
+    await expect(authenticate(store, legacy, { accountId: "10", needed: "agent" })).resolves.toMatchObject({ userId: 5, role: "agent" });
+    expect(reads).toEqual(["key", "role"]);
+  });
+
+  it("rejects an unknown key that names a user, and a member of another account", async () => {
+    const { store } = counted({}, { "10/5": "administrator" });
+    await expect(authenticate(store, newApiKey(5).key, { accountId: "10", needed: "agent" })).rejects.toBeInstanceOf(Unauthorized);
+    const key = newApiKey(5).key;
+    const other = counted({ [sha256Hex(key)]: 5 }, { "10/5": "administrator" });
+    await expect(authenticate(other.store, key, { accountId: "11", needed: "agent" })).rejects.toBeInstanceOf(ForbiddenAccount);
   });
 });

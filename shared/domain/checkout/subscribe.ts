@@ -102,7 +102,7 @@ export async function subscribe(store: SubscribeStore, input: SubscribeInput, id
   const { plan, coupon, price } = await priceSelection(store, input, now);
   const token = await findLiveToken(store, input.token, now);
   const [ids, passwordHash] = await Promise.all([store.nextIds(), hashPassword(input.user.password)]);
-  const apiKey = newApiKey();
+  const apiKey = newApiKey(ids.userId);
   const nowSec = sec(now);
   const additional = input.additional_inboxes ?? 0;
   const subscription: Subscription = {
