@@ -116,8 +116,11 @@ export async function startDynamoLocal(opts: { port?: number; dbPath?: string } 
   };
 }
 
-/** Creates a table from its definition if missing (idempotent), with TTL enabled. */
-export async function ensureTable(client: DynamoDBClient, name: string, def: TableDef): Promise<void> {
+/**
+ * Creates a table from its definition if missing (idempotent), with TTL enabled unless
+ * `ttl: false` (the tests: see test/setup/per-file-table.ts).
+ */
+export async function ensureTable(client: DynamoDBClient, name: string, def: TableDef, opts: { readonly ttl?: boolean } = {}): Promise<void> {
   try {
     await client.send(new CreateTableCommand(createTableInput(name, def)));
   } catch (err) {
@@ -129,6 +132,7 @@ export async function ensureTable(client: DynamoDBClient, name: string, def: Tab
     if (d.Table?.TableStatus === "ACTIVE") break;
     await new Promise((r) => setTimeout(r, 50));
   }
+  if (opts.ttl === false) return;
   await client.send(
     new UpdateTimeToLiveCommand({ TableName: name, TimeToLiveSpecification: { AttributeName: def.ttlAttribute, Enabled: true } }),
   );

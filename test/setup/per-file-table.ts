@@ -16,7 +16,13 @@ Object.assign(process.env, { ...localEnv(endpoint, `main-${suffix}`, `throttle-$
 resetConfig();
 resetDb();
 
+// TTL off: DynamoDB Local's sweeper deletes an expired item within seconds, and tests write
+// items dated by injected clocks (a limiter window of 2026-01-01, an outbox event of a report
+// week, a checkout token "still held after expiry"), which it would delete under them (the
+// likely cause of the limiter test once letting 16 of 8 through: its counter, dated 2026-01-01,
+// gone mid-test). The code never relies on TTL deletion (it checks expiresAt itself); the
+// sandbox keeps TTL on.
 const client = localClient(endpoint);
-await ensureTable(client, `main-${suffix}`, mainTable);
-await ensureTable(client, `throttle-${suffix}`, throttleTable);
+await ensureTable(client, `main-${suffix}`, mainTable, { ttl: false });
+await ensureTable(client, `throttle-${suffix}`, throttleTable, { ttl: false });
 client.destroy();
