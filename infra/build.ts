@@ -28,7 +28,7 @@ export const extraFunctions: string[] = [
 ];
 
 /** What `@aws-sdk/credential-provider-node` is replaced with (see the shim's comment). */
-const CREDENTIAL_SHIM = join(ROOT, "infra", "bundle", "credential-provider.ts");
+export const CREDENTIAL_SHIM = join(ROOT, "infra", "bundle", "credential-provider.ts");
 
 /**
  * Some bundled CommonJS dependencies `require()` Node builtins; an ES module has no `require`,

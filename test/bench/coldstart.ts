@@ -11,7 +11,7 @@ import { availableParallelism, cpus, tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { promisify } from "node:util";
-import { buildFunctions, ROOT } from "../../infra/build.ts";
+import { buildFunctions, CREDENTIAL_SHIM, ROOT } from "../../infra/build.ts";
 import type { BuiltFunction } from "../../infra/build.ts";
 
 const RUNS = 7;
@@ -109,17 +109,35 @@ async function measureAll(bundles: readonly Bundle[]): Promise<Measured[]> {
   });
 }
 
-/** References built the same way: the issue's naive handler (default credential chain, full zod) and an empty module. */
+/**
+ * References built the same way: the issue's naive handler (default credential chain, full zod),
+ * an empty module, and the AWS SDK alone as the functions bundle it (DocumentClient, one GetItem,
+ * the environment credential provider): the floor every function starts from.
+ */
 async function buildReferences(outDir: string): Promise<BuiltFunction[]> {
-  const refs: { fn: string; entry?: string; contents?: string }[] = [
+  const refs: { fn: string; entry?: string; contents?: string; asFunctions?: boolean }[] = [
     { fn: "(reference) naive handler", entry: join(ROOT, "test", "bench", "fixtures", "naive-handler.ts") },
     { fn: "(reference) empty module", contents: "export const handler = async () => ({ statusCode: 200 });" },
+    {
+      fn: "(reference) AWS SDK alone",
+      asFunctions: true,
+      contents: [
+        'import { DynamoDBClient } from "@aws-sdk/client-dynamodb";',
+        'import { DynamoDBDocumentClient, GetCommand } from "@aws-sdk/lib-dynamodb";',
+        "let doc: DynamoDBDocumentClient | undefined;",
+        "export const handler = async () => {",
+        "  doc ??= DynamoDBDocumentClient.from(new DynamoDBClient({}));",
+        '  return doc.send(new GetCommand({ TableName: "t", Key: { pk: "a", sk: "b" } }));',
+        "};",
+      ].join("\n"),
+    },
   ];
   const out: BuiltFunction[] = [];
   for (const [i, ref] of refs.entries()) {
     const outfile = join(outDir, `reference-${i}`, "index.mjs");
     await esbuild({
-      ...(ref.entry ? { entryPoints: [ref.entry] } : { stdin: { contents: ref.contents ?? "", loader: "ts" as const } }),
+      ...(ref.entry ? { entryPoints: [ref.entry] } : { stdin: { contents: ref.contents ?? "", loader: "ts" as const, resolveDir: ROOT } }),
+      ...(ref.asFunctions ? { alias: { "@aws-sdk/credential-provider-node": CREDENTIAL_SHIM } } : {}),
       outfile,
       bundle: true,
       minify: true,
@@ -166,7 +184,8 @@ try {
   const refs = all.slice(0, references.length);
   const measured = all.slice(references.length);
   const naive = refs[0]!;
-  const mapped = refs[2]!;
+  const sdkAlone = refs[2]!;
+  const mapped = refs[3]!;
   const plain = measured.find((m) => m.fn === "accounts-show")!;
 
   const cores = availableParallelism();
@@ -182,6 +201,10 @@ try {
   console.log(
     `accounts-show: ${plain.importMsMedian} ms as deployed vs ${mapped.importMsMedian} ms with ${SOURCE_MAPS_FLAG}` +
       ` (${round(plain.importMsMedian / mapped.importMsMedian)} x)`,
+  );
+  console.log(
+    `the AWS SDK alone (DocumentClient, env credentials): ${sdkAlone.bytes} B, ${sdkAlone.importMsMedian} ms;` +
+      ` the median function is ${round(median(medians) - sdkAlone.importMsMedian)} ms over it`,
   );
   const over = measured.filter((m) => m.bytes > LIMITS.bytes || m.importMsMedian > LIMITS.importMs);
   console.log(over.length ? `\n${over.length} function(s) over a limit` : `\nall within ${LIMITS.bytes / 1000} KB and ${LIMITS.importMs} ms`);
