@@ -9,7 +9,9 @@
  * p99 is compared with the all-healthy run of the same shape (ratios within one run). The paced
  * comparison is A-B-A (healthy, sleeping, healthy again; against the mean of the two healthy
  * runs), so that a drift of the machine or of DynamoDB Local's growing table over the ~3 minutes
- * is not counted as the sleeper's effect.
+ * is not counted as the sleeper's effect. Last, an alternating run (one webhook set, the tenth
+ * receiver sleeping in every other 20-s block, A B B A B A A B) compares the two arms within one
+ * stretch of time.
  * Prints a table and writes docs/bench/webhooks.json. Never asserts.
  */
 import { createServer, type Server } from "node:http";
@@ -36,9 +38,13 @@ interface Arrival {
   readonly webhookId: string;
 }
 
-/** One HTTP server, one path per webhook; `/sleepy/...` answers after SLEEP_MS. */
-async function startReceivers(): Promise<{ server: Server; base: string; arrivals: Arrival[] }> {
+/**
+ * One HTTP server, one path per webhook; `/sleepy/...` answers after SLEEP_MS, `/toggle/...`
+ * too while `toggle.sleeping` is set (the alternating scenario), at once otherwise.
+ */
+async function startReceivers(): Promise<{ server: Server; base: string; arrivals: Arrival[]; toggle: { sleeping: boolean } }> {
   const arrivals: Arrival[] = [];
+  const toggle = { sleeping: false };
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on("data", (c: Buffer) => chunks.push(c));
@@ -47,7 +53,8 @@ async function startReceivers(): Promise<{ server: Server; base: string; arrival
       const body = JSON.parse(Buffer.concat(chunks).toString("utf8")) as { id: string };
       const path = req.url ?? "";
       const reply = () => res.writeHead(200).end();
-      if (path.startsWith("/sleepy")) setTimeout(reply, SLEEP_MS);
+      if (path.startsWith("/sleepy") || (path.startsWith("/toggle") && toggle.sleeping)) setTimeout(reply, SLEEP_MS);
+      else if (path.startsWith("/toggle")) reply();
       else {
         reply();
         arrivals.push({ at, path, inboxId: Number(body.id), webhookId: String(req.headers["webhook-id"]) });
@@ -56,7 +63,7 @@ async function startReceivers(): Promise<{ server: Server; base: string; arrival
   });
   server.keepAliveTimeout = 10_000;
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  return { server, base: `http://127.0.0.1:${(server.address() as { port: number }).port}`, arrivals };
+  return { server, base: `http://127.0.0.1:${(server.address() as { port: number }).port}`, arrivals, toggle };
 }
 
 const quantile = (xs: readonly number[], q: number): number => {
@@ -78,6 +85,26 @@ interface Row {
   readonly deliveriesPerSec: number;
   readonly p50Ms: number;
   readonly p99Ms: number;
+}
+
+interface AlternatingArm {
+  readonly n: number;
+  readonly p50Ms: number;
+  readonly p99Ms: number;
+  readonly medianBlockP99Ms: number;
+}
+
+interface Alternating {
+  readonly blockSeconds: number;
+  readonly settleSeconds: number;
+  readonly missing: number;
+  readonly blocks: readonly { arm: "A" | "B"; n: number; p50Ms: number; p99Ms: number }[];
+  /** A blocks: the tenth receiver answers at once. */
+  readonly healthy: AlternatingArm;
+  /** B blocks: the tenth receiver sleeps past the timeout. */
+  readonly sleeping: AlternatingArm;
+  readonly pooledP99Ratio: number;
+  readonly medianBlockP99Ratio: number;
 }
 
 async function main(): Promise<void> {
@@ -195,6 +222,79 @@ async function main(): Promise<void> {
     return row;
   }
 
+  /**
+   * The sleeper's effect measured against drift: one run of 10 webhooks at 10 events/s in blocks
+   * of BLOCK_S seconds, the tenth receiver sleeping past the timeout in the B blocks only, in the
+   * order A B B A B A A B (linear drift weighs on both arms alike). The first SETTLE_S seconds of
+   * each block are left out (the switch). Compared: the nine healthy receivers' p99 per arm
+   * (pooled) and the median of the blocks' p99s (one stall moves one block, not the median).
+   * Retries of a B block's events may land in the next block: that spill-over only narrows the gap.
+   */
+  async function alternating(): Promise<Alternating> {
+    const BLOCK_S = 20;
+    const SETTLE_S = 3;
+    const order = ["A", "B", "B", "A", "B", "A", "A", "B"] as const;
+    run++;
+    const hookIds: number[] = [];
+    for (let i = 0; i < 10; i++) {
+      const path = i === 0 ? `/toggle/${run}/${i}` : `/r/${run}/${i}`;
+      hookIds.push((await call("POST", "/webhooks", { url: `${rx.base}${path}`, subscriptions: ["inbox_created"] })).payload.webhook.id);
+    }
+    const started = new Map<number, { t: number; block: number }>();
+    const t0 = performance.now();
+    const total = order.length * BLOCK_S * 10;
+    const pending: Promise<void>[] = [];
+    for (let i = 0; i < total; i++) {
+      const due = t0 + i * 100;
+      const wait = due - performance.now();
+      if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+      const block = Math.floor(i / (BLOCK_S * 10));
+      rx.toggle.sleeping = order[block] === "B";
+      const settled = i % (BLOCK_S * 10) >= SETTLE_S * 10;
+      pending.push(
+        (async () => {
+          const t = performance.now();
+          const inbox = (await call("POST", "/inboxes", { name: `bench ${run}`, channel: { type: "api" } })) as { id: number };
+          if (settled) started.set(inbox.id, { t, block });
+        })(),
+      );
+    }
+    await Promise.all(pending);
+    rx.toggle.sleeping = false;
+    const prefix = `/r/${run}/`;
+    const expected = total * 9;
+    const deadline = performance.now() + 30_000;
+    const mine = () => rx.arrivals.filter((a) => a.path.startsWith(prefix));
+    while (new Set(mine().map((a) => a.webhookId)).size < expected && performance.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    const first = new Map<string, Arrival>();
+    for (const a of mine()) if (!first.has(a.webhookId)) first.set(a.webhookId, a);
+    const perBlock = order.map(() => [] as number[]);
+    for (const a of first.values()) {
+      const s = started.get(a.inboxId);
+      if (s) perBlock[s.block]!.push(a.at - s.t);
+    }
+    for (const id of hookIds) await call("DELETE", `/webhooks/${id}`);
+    const blocks = order.map((arm, i) => ({ arm, n: perBlock[i]!.length, p50Ms: Math.round(quantile(perBlock[i]!, 0.5)), p99Ms: Math.round(quantile(perBlock[i]!, 0.99)) }));
+    const arm = (x: "A" | "B") => {
+      const lat = perBlock.filter((_, i) => order[i] === x).flat();
+      const mids = blocks.filter((b) => b.arm === x).map((b) => b.p99Ms).sort((a, b) => a - b);
+      return { n: lat.length, p50Ms: Math.round(quantile(lat, 0.5)), p99Ms: Math.round(quantile(lat, 0.99)), medianBlockP99Ms: (mids[1]! + mids[2]!) / 2 };
+    };
+    const A = arm("A");
+    const B = arm("B");
+    console.error("  alternating: done");
+    return {
+      blockSeconds: BLOCK_S,
+      settleSeconds: SETTLE_S,
+      missing: Math.max(0, expected - first.size),
+      blocks,
+      healthy: A,
+      sleeping: B,
+      pooledP99Ratio: Number((B.p99Ms / A.p99Ms).toFixed(2)),
+      medianBlockP99Ratio: Number((B.medianBlockP99Ms / A.medianBlockP99Ms).toFixed(2)),
+    };
+  }
+
   try {
     // Warm-up: module imports, connections, DynamoDB Local's JIT.
     await scenario("warm-up", { webhooks: 5, events: 30 });
@@ -208,6 +308,7 @@ async function main(): Promise<void> {
     rows.push(await scenario("paced 10/s, 10 webhooks", { webhooks: 10, events: 600, ratePerSec: 10 }));
     rows.push(await scenario("paced 10/s, 10 webhooks, 1 sleeping", { webhooks: 10, sleepy: true, events: 600, ratePerSec: 10 }));
     rows.push(await scenario("paced 10/s, 10 webhooks (again)", { webhooks: 10, events: 600, ratePerSec: 10 }));
+    const alt = await alternating();
 
     const cols: (keyof Row)[] = ["scenario", "webhooks", "events", "deliveries", "missing", "redelivered", "seconds", "eventsPerSec", "deliveriesPerSec", "p50Ms", "p99Ms"];
     const width = (c: keyof Row) => Math.max(String(c).length, ...rows.map((r) => String(r[c]).length));
@@ -230,6 +331,12 @@ async function main(): Promise<void> {
       `nine healthy receivers' p99 with one sleeping / without: throughput ${ratios.throughputSleepyP99OverHealthyP99},` +
         ` paced ${ratios.pacedSleepyP99OverHealthyP99} (vs the mean of the healthy runs before and after; after / before = ${ratios.pacedSecondHealthyP99OverFirst})`,
     );
+    console.log(
+      `alternating ${alt.blocks.length} blocks of ${alt.blockSeconds} s (A B B A B A A B): per block ` +
+        alt.blocks.map((b) => `${b.arm} ${b.p99Ms}`).join(", ") +
+        ` ms p99; pooled p99 ${alt.sleeping.p99Ms} / ${alt.healthy.p99Ms} ms = ${alt.pooledP99Ratio},` +
+        ` median block p99 ${alt.sleeping.medianBlockP99Ms} / ${alt.healthy.medianBlockP99Ms} ms = ${alt.medianBlockP99Ratio}; missing ${alt.missing}`,
+    );
     await mkdir(join(ROOT, "docs", "bench"), { recursive: true });
     await writeFile(
       OUT_FILE,
@@ -239,6 +346,7 @@ async function main(): Promise<void> {
           machine: { cpus: availableParallelism(), model: cpus()[0]?.model ?? "unknown", node: process.version, loadavg1mAtEnd: Number(loadavg()[0]!.toFixed(1)), loadavg1mAtStart },
           settings: { WEBHOOK_TIMEOUT: TIMEOUT_S, sleepingReceiverMs: SLEEP_MS, apiCallsInFlight: 8 },
           rows,
+          alternating: alt,
           ratios,
         },
         null,
