@@ -47,7 +47,8 @@ export async function authenticate(
   // fails on the very next one. A key that names its user (`cv_u<id>_…`) is read together with
   // that user's membership: one round trip instead of two.
   const hint = access && validAccount && store.findKeyAndRole ? keyUserHint(presented) : undefined;
-  const first = hint !== undefined ? await store.findKeyAndRole!(hash, accountId, hint) : { key: await store.findKeyByHash(hash) };
+  const first: { key?: KeyRecord | undefined; role?: Role | undefined } =
+    hint !== undefined && store.findKeyAndRole ? await store.findKeyAndRole(hash, accountId, hint) : { key: await store.findKeyByHash(hash) };
   const key = first.key;
   if (!key) throw new Unauthorized();
   // The use is recorded alongside the membership read, not after it.
