@@ -13,6 +13,7 @@ import { inboxesRepo } from "./inboxes-repo.ts";
 import { getItem, guardConcurrent, newRev, nextAccountScopedId, remember, strip, transact, unchangedSince, type TransactItem } from "./items.ts";
 import { keys, pad } from "./keys.ts";
 import { batchGet, prefixRange, queryAll, readRange } from "./query.ts";
+import type { QueryCommandInput } from "@aws-sdk/lib-dynamodb";
 
 const ID_MAX = 9_999_999_999;
 
@@ -160,34 +161,56 @@ export const conversationsRepo: ConversationStore = {
       names["#asg"] = "assignee_id";
       values[":num"] = "N";
     }
-    let base: { IndexName?: string; KeyConditionExpression: string; values: Record<string, unknown>; names: Record<string, string> };
-    if (f.status !== "all" && f.inboxId !== undefined) {
-      const k = keys.conversationGsi2(accountId, f.inboxId, f.status, 0);
-      base = { IndexName: "gsi2", KeyConditionExpression: "gsi2pk = :pk AND gsi2sk BETWEEN :lo AND :hi", values: { ":pk": k.gsi2pk, ":lo": pad(0), ":hi": pad(hi) }, names: {} };
-    } else if (f.status !== "all") {
-      const k = keys.conversationGsi1(accountId, f.status, 0);
-      base = { IndexName: "gsi1", KeyConditionExpression: "gsi1pk = :pk AND gsi1sk BETWEEN :lo AND :hi", values: { ":pk": k.gsi1pk, ":lo": pad(0), ":hi": pad(hi) }, names: {} };
-    } else {
-      // status=all: the account's conversation items (with inbox_id a filter over them).
-      const k = keys.conversationPrefix(accountId);
-      base = { KeyConditionExpression: "pk = :pk AND sk BETWEEN :lo AND :hi", values: { ":pk": k.pk, ":lo": `${k.skPrefix}${pad(0)}`, ":hi": `${k.skPrefix}${pad(hi)}` }, names: {} };
-      if (f.inboxId !== undefined) {
-        filters.push("inbox_id = :inbox");
-        values[":inbox"] = f.inboxId;
-      }
-    }
-    const { items, hasMore } = await readRange(
-      {
-        ...(base.IndexName ? { IndexName: base.IndexName } : {}),
-        KeyConditionExpression: base.KeyConditionExpression,
+    const filter = {
+      ...(filters.length ? { FilterExpression: filters.join(" AND ") } : {}),
+      ...(Object.keys(names).length ? { ExpressionAttributeNames: names } : {}),
+    };
+    const gsi2Range = (inboxId: number, status: string) => {
+      const k = keys.conversationGsi2(accountId, inboxId, status, 0);
+      return {
+        IndexName: "gsi2",
+        KeyConditionExpression: "gsi2pk = :pk AND gsi2sk BETWEEN :lo AND :hi",
         ScanIndexForward: false,
-        ...(filters.length ? { FilterExpression: filters.join(" AND ") } : {}),
-        ...(Object.keys(names).length ? { ExpressionAttributeNames: names } : {}),
-        ExpressionAttributeValues: { ...base.values, ...values },
-      },
-      skip,
-      req.per,
-    );
+        ...filter,
+        ExpressionAttributeValues: { ":pk": k.gsi2pk, ":lo": pad(0), ":hi": pad(hi), ...values },
+      };
+    };
+    let items: Record<string, unknown>[];
+    let hasMore: boolean;
+    const inboxId = f.inboxId;
+    if (f.status === "all" && inboxId !== undefined) {
+      // One inbox, every status: the inbox's index partition of each status, newest first, merged.
+      // Each partition gives at most skip + per items (the page can hold no more of one status),
+      // so the cost follows the page and the inbox, never the account's other inboxes.
+      const parts = await Promise.all(STATUSES.map((status) => readRange(gsi2Range(inboxId, status), 0, skip + req.per)));
+      const merged = parts.flatMap((p) => p.items).sort((x, y) => Number(y["id"]) - Number(x["id"]));
+      items = merged.slice(skip, skip + req.per);
+      hasMore = merged.length > skip + req.per || parts.some((p) => p.hasMore);
+    } else {
+      let range: Omit<QueryCommandInput, "TableName" | "ExclusiveStartKey" | "Limit">;
+      if (f.status !== "all" && inboxId !== undefined) {
+        range = gsi2Range(inboxId, f.status);
+      } else if (f.status !== "all") {
+        const k = keys.conversationGsi1(accountId, f.status, 0);
+        range = {
+          IndexName: "gsi1",
+          KeyConditionExpression: "gsi1pk = :pk AND gsi1sk BETWEEN :lo AND :hi",
+          ScanIndexForward: false,
+          ...filter,
+          ExpressionAttributeValues: { ":pk": k.gsi1pk, ":lo": pad(0), ":hi": pad(hi), ...values },
+        };
+      } else {
+        // status=all, every inbox: the account's conversation items.
+        const k = keys.conversationPrefix(accountId);
+        range = {
+          KeyConditionExpression: "pk = :pk AND sk BETWEEN :lo AND :hi",
+          ScanIndexForward: false,
+          ...filter,
+          ExpressionAttributeValues: { ":pk": k.pk, ":lo": `${k.skPrefix}${pad(0)}`, ":hi": `${k.skPrefix}${pad(hi)}`, ...values },
+        };
+      }
+      ({ items, hasMore } = await readRange(range, skip, req.per));
+    }
     const convs = items.map(toConversation);
     return { items: convs, hasMore, lastId: convs.at(-1)?.id };
   },

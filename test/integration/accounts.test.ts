@@ -4,29 +4,18 @@ import { makeAccount, type AccountFixture } from "../support/fixtures.ts";
 import { randomToken, sha256Hex } from "../../shared/domain/secrets.ts";
 import { getItem } from "../../shared/db/items.ts";
 import { keys } from "../../shared/db/keys.ts";
-import { db, mainTableName } from "../../shared/db/client.ts";
+import { mainTableName } from "../../shared/db/client.ts";
+import { recordCalls } from "../support/dynamo-calls.ts";
 import { apiKeyItems, putRaw } from "../../shared/db/accounts-repo.ts";
 
-/** The main-table calls `fn` makes, as `Command pk/sk` (the throttle table's are left out). */
+/** The main-table calls `fn` makes, as `Command sk` or `Command sk-kind+sk-kind` (throttle-table calls left out). */
 async function mainTableCalls(fn: () => Promise<unknown>): Promise<string[]> {
-  const calls: string[] = [];
-  const name = `count-${Math.random()}`;
-  db().middlewareStack.add(
-    (next, context) => async (args) => {
-      const input = args.input as { TableName?: string; Key?: { sk?: string }; RequestItems?: Record<string, { Keys: { sk: string }[] }> };
-      const command = (context as { commandName?: string }).commandName ?? "?";
-      if (input.TableName === mainTableName()) calls.push(`${command} ${input.Key?.sk ?? ""}`.trim());
-      else if (input.RequestItems?.[mainTableName()]) calls.push(`${command} ${input.RequestItems[mainTableName()]!.Keys.map((k) => k.sk.split("#")[0]).join("+")}`);
-      return next(args);
-    },
-    { step: "initialize", name },
-  );
-  try {
-    await fn();
-  } finally {
-    db().middlewareStack.remove(name);
-  }
-  return calls;
+  const table = mainTableName();
+  return (await recordCalls(fn)).flatMap(({ command, input }) => {
+    if (input["TableName"] === table) return [`${command} ${input["Key"]?.sk ?? ""}`.trim()];
+    const batch = input["RequestItems"]?.[table] as { Keys: { sk: string }[] } | undefined;
+    return batch ? [`${command} ${batch.Keys.map((k) => k.sk.split("#")[0]).join("+")}`] : [];
+  });
 }
 
 let a: AccountFixture;

@@ -2,6 +2,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { invoke } from "../support/api.ts";
 import { makeAccount, type AccountFixture } from "../support/fixtures.ts";
 import { outboxOf } from "../support/outbox.ts";
+import { recordCalls } from "../support/dynamo-calls.ts";
 
 let a: AccountFixture;
 let b: AccountFixture;
@@ -232,5 +233,43 @@ describe("messages", () => {
     expect(text.text).toMatch(/Carla Client \(incoming\): I need help, please/);
     expect(text.text).not.toMatch(/internal/);
     expect(other.status).toBe(404);
+  });
+});
+
+describe("status=all with inbox_id", () => {
+  it("merges the inbox's per-status index partitions: every status, newest first, paged, never another inbox's items", async () => {
+    const c = await makeAccount("Conv merge");
+    const inbox = (await invoke("inboxes.create", { params: P(c), key: c.adminKey, body: { name: "Mine", channel: { type: "api" } } })).json.id;
+    const other = (await invoke("inboxes.create", { params: P(c), key: c.adminKey, body: { name: "Busy", channel: { type: "api" } } })).json.id;
+    const contact = (await invoke("contacts.create", { params: P(c), key: c.agentKey, body: { name: "Mo" } })).json.payload.contact.id;
+    const create = async (inboxId: number, status?: string) =>
+      (await invoke("conversations.create", { params: P(c), key: c.agentKey, body: { inbox_id: inboxId, contact_id: contact, ...(status ? { status } : {}) } })).json.id as number;
+    const mine: number[] = [];
+    for (const status of ["open", "pending", undefined, "snoozed", "pending", undefined]) {
+      mine.push(await create(inbox, status));
+      await create(other);
+      await create(other);
+    }
+    await invoke("conversations.toggle_status", { params: P(c, { conversation_id: mine[2]! }), key: c.agentKey, body: { status: "resolved" } });
+    const newestFirst = [...mine].sort((x, y) => y - x);
+
+    const list = (query: Record<string, string>) => invoke("conversations.list", { params: P(c), key: c.agentKey, query: { status: "all", inbox_id: String(inbox), ...query } });
+    let page1!: Awaited<ReturnType<typeof list>>;
+    const calls = await recordCalls(async () => {
+      page1 = await list({ per: "4" });
+    });
+    expect(page1.json.data.payload.map((x: { id: number }) => x.id)).toEqual(newestFirst.slice(0, 4));
+    expect(page1.json.data.meta.has_more).toBe(true);
+    const queries = calls.filter((q) => q.command === "QueryCommand" && q.input["KeyConditionExpression"]?.includes("gsi"));
+    expect(queries.map((q) => q.input["IndexName"])).toEqual(["gsi2", "gsi2", "gsi2", "gsi2"]);
+    expect(calls.filter((q) => q.command === "QueryCommand" && !q.input["IndexName"])).toEqual([]);
+
+    const page2 = await list({ per: "4", page: "2" });
+    expect(page2.json.data.payload.map((x: { id: number }) => x.id)).toEqual(newestFirst.slice(4));
+    expect(page2.json.data.meta.has_more).toBe(false);
+    const next = await list({ per: "4", cursor: page1.json.data.meta.next_cursor });
+    expect(next.json.data.payload.map((x: { id: number }) => x.id)).toEqual(newestFirst.slice(4));
+    const unassigned = await list({ assignee_type: "unassigned" });
+    expect(unassigned.json.data.payload.map((x: { id: number }) => x.id)).toEqual(newestFirst);
   });
 });
