@@ -10,8 +10,8 @@
  * comparison is A-B-A (healthy, sleeping, healthy again; against the mean of the two healthy
  * runs), so that a drift of the machine or of DynamoDB Local's growing table over the ~3 minutes
  * is not counted as the sleeper's effect. Last, an alternating run (one webhook set, the tenth
- * receiver sleeping in every other 20-s block, A B B A B A A B) compares the two arms within one
- * stretch of time.
+ * receiver sleeping in half of 16 blocks of 15 s, ABBA BAAB BAAB ABBA) compares the two arms within
+ * one stretch of time, with a bootstrap interval over blocks and an A-against-A placebo.
  * Prints a table and writes docs/bench/webhooks.json. Never asserts.
  */
 import { createServer, type Server } from "node:http";
@@ -105,6 +105,10 @@ interface Alternating {
   readonly sleeping: AlternatingArm;
   readonly pooledP99Ratio: number;
   readonly medianBlockP99Ratio: number;
+  /** 5th and 95th percentiles of the pooled ratio over 2000 resamplings of each arm's blocks. */
+  readonly pooledP99Ratio90: readonly [number, number];
+  /** The same estimator between the A blocks themselves (alternate ones): the noise floor. */
+  readonly placeboPooledP99Ratio: number;
 }
 
 async function main(): Promise<void> {
@@ -225,15 +229,17 @@ async function main(): Promise<void> {
   /**
    * The sleeper's effect measured against drift: one run of 10 webhooks at 10 events/s in blocks
    * of BLOCK_S seconds, the tenth receiver sleeping past the timeout in the B blocks only, in the
-   * order A B B A B A A B (linear drift weighs on both arms alike). The first SETTLE_S seconds of
-   * each block are left out (the switch). Compared: the nine healthy receivers' p99 per arm
-   * (pooled) and the median of the blocks' p99s (one stall moves one block, not the median).
+   * order ABBA BAAB BAAB ABBA (linear and quadratic drift weigh on both arms alike). The first
+   * SETTLE_S seconds of each block are left out (the switch). Compared: the nine healthy receivers'
+   * p99 per arm (pooled), the median of the blocks' p99s (one stall moves one block, not the
+   * median), a bootstrap 90 % interval of the pooled ratio (blocks resampled within each arm), and
+   * a placebo: the same pooled ratio between alternate A blocks, which differ by nothing but time.
    * Retries of a B block's events may land in the next block: that spill-over only narrows the gap.
    */
   async function alternating(): Promise<Alternating> {
-    const BLOCK_S = 20;
-    const SETTLE_S = 3;
-    const order = ["A", "B", "B", "A", "B", "A", "A", "B"] as const;
+    const BLOCK_S = 15;
+    const SETTLE_S = 2;
+    const order = [..."ABBABAABBAABABBA"] as ("A" | "B")[];
     run++;
     const hookIds: number[] = [];
     for (let i = 0; i < 10; i++) {
@@ -275,13 +281,27 @@ async function main(): Promise<void> {
     }
     for (const id of hookIds) await call("DELETE", `/webhooks/${id}`);
     const blocks = order.map((arm, i) => ({ arm, n: perBlock[i]!.length, p50Ms: Math.round(quantile(perBlock[i]!, 0.5)), p99Ms: Math.round(quantile(perBlock[i]!, 0.99)) }));
+    const median = (xs: number[]) => {
+      const v = [...xs].sort((a, b) => a - b);
+      return v.length % 2 ? v[v.length >> 1]! : (v[v.length / 2 - 1]! + v[v.length / 2]!) / 2;
+    };
+    const pooledP99 = (blockIdx: number[]) => quantile(blockIdx.flatMap((i) => perBlock[i]!), 0.99);
+    const idx = (x: "A" | "B") => order.flatMap((a, i) => (a === x ? [i] : []));
     const arm = (x: "A" | "B") => {
-      const lat = perBlock.filter((_, i) => order[i] === x).flat();
-      const mids = blocks.filter((b) => b.arm === x).map((b) => b.p99Ms).sort((a, b) => a - b);
-      return { n: lat.length, p50Ms: Math.round(quantile(lat, 0.5)), p99Ms: Math.round(quantile(lat, 0.99)), medianBlockP99Ms: (mids[1]! + mids[2]!) / 2 };
+      const lat = idx(x).flatMap((i) => perBlock[i]!);
+      return { n: lat.length, p50Ms: Math.round(quantile(lat, 0.5)), p99Ms: Math.round(quantile(lat, 0.99)), medianBlockP99Ms: median(blocks.filter((b) => b.arm === x).map((b) => b.p99Ms)) };
     };
     const A = arm("A");
     const B = arm("B");
+    // Bootstrap over blocks (a deterministic generator: the interval is reproducible from the data).
+    let seed = 12345;
+    const rand = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32);
+    const resample = (ix: number[]) => ix.map(() => ix[Math.floor(rand() * ix.length)]!);
+    const boot: number[] = [];
+    for (let k = 0; k < 2000; k++) boot.push(pooledP99(resample(idx("B"))) / pooledP99(resample(idx("A"))));
+    boot.sort((a, b) => a - b);
+    const aIdx = idx("A");
+    const placebo = pooledP99(aIdx.filter((_, k) => k % 2 === 1)) / pooledP99(aIdx.filter((_, k) => k % 2 === 0));
     console.error("  alternating: done");
     return {
       blockSeconds: BLOCK_S,
@@ -292,6 +312,8 @@ async function main(): Promise<void> {
       sleeping: B,
       pooledP99Ratio: Number((B.p99Ms / A.p99Ms).toFixed(2)),
       medianBlockP99Ratio: Number((B.medianBlockP99Ms / A.medianBlockP99Ms).toFixed(2)),
+      pooledP99Ratio90: [Number(quantile(boot, 0.05).toFixed(2)), Number(quantile(boot, 0.95).toFixed(2))],
+      placeboPooledP99Ratio: Number(placebo.toFixed(2)),
     };
   }
 
@@ -332,10 +354,12 @@ async function main(): Promise<void> {
         ` paced ${ratios.pacedSleepyP99OverHealthyP99} (vs the mean of the healthy runs before and after; after / before = ${ratios.pacedSecondHealthyP99OverFirst})`,
     );
     console.log(
-      `alternating ${alt.blocks.length} blocks of ${alt.blockSeconds} s (A B B A B A A B): per block ` +
+      `alternating ${alt.blocks.length} blocks of ${alt.blockSeconds} s: per block ` +
         alt.blocks.map((b) => `${b.arm} ${b.p99Ms}`).join(", ") +
         ` ms p99; pooled p99 ${alt.sleeping.p99Ms} / ${alt.healthy.p99Ms} ms = ${alt.pooledP99Ratio},` +
-        ` median block p99 ${alt.sleeping.medianBlockP99Ms} / ${alt.healthy.medianBlockP99Ms} ms = ${alt.medianBlockP99Ratio}; missing ${alt.missing}`,
+        ` 90 % interval ${alt.pooledP99Ratio90.join("-")};` +
+        ` median block p99 ${alt.sleeping.medianBlockP99Ms} / ${alt.healthy.medianBlockP99Ms} ms = ${alt.medianBlockP99Ratio};` +
+        ` placebo (alternate A blocks) ${alt.placeboPooledP99Ratio}; missing ${alt.missing}`,
     );
     await mkdir(join(ROOT, "docs", "bench"), { recursive: true });
     await writeFile(
