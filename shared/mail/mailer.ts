@@ -1,9 +1,9 @@
 /**
  * The mailer this container uses, picked by config: MAIL_DIR set -> `.eml` files (sandbox),
- * otherwise Amazon SES v2 (one client per container, endpoint from SES_ENDPOINT when set).
+ * otherwise Amazon SES v2 (one signer and connection pool per container, endpoint from SES_ENDPOINT when set).
  * Failures are logged here (no recipient, no body) and rethrown to the use case.
  */
-import { SESv2Client } from "@aws-sdk/client-sesv2";
+import { signedClient } from "../aws/signed-http.ts";
 import { config } from "../config.ts";
 import type { Mailer } from "../domain/mail.ts";
 import { log } from "../http/log.ts";
@@ -15,8 +15,8 @@ let current: Mailer | undefined;
 function build(): Mailer {
   const c = config();
   if (c.MAIL_DIR) return fileMailer(c.MAIL_DIR, c.MAIL_FROM);
-  const client = new SESv2Client({ region: c.AWS_REGION, ...(c.SES_ENDPOINT ? { endpoint: c.SES_ENDPOINT } : {}), maxAttempts: 3 });
-  return sesMailer(client, c.MAIL_FROM);
+  const target = { region: c.AWS_REGION, ...(c.SES_ENDPOINT ? { endpoint: c.SES_ENDPOINT } : {}) };
+  return sesMailer(signedClient("ses", c.AWS_REGION), target, c.MAIL_FROM);
 }
 
 export function mailer(): Mailer {
