@@ -54,5 +54,5 @@ function parseAll<T>(file: string, wrapper: "plans" | "coupons", schema: z.ZodMi
   return out;
 }
 
-export const readPlansFile = (file: string): Plan[] => parseAll(file, "plans", planSchema, (p) => p.slug);
-export const readCouponsFile = (file: string): CouponDef[] => parseAll(file, "coupons", couponSchema, (c) => c.code);
+export const readPlansFile = (file: string): Plan[] => parseAll(file, "plans", planSchema(), (p) => p.slug);
+export const readCouponsFile = (file: string): CouponDef[] => parseAll(file, "coupons", couponSchema(), (c) => c.code);

@@ -14,7 +14,7 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { bodyKind, DEFAULT_MAX_BODY_BYTES, pathParams, routes, type Route } from "../shared/routes.ts";
 import { apiSpecOf, type ApiSpec } from "../shared/http/api.ts";
-import { components } from "../shared/http/schemas/common.ts";
+import { components, errorBody, internalErrorBody, invalidLoginBody, rateLimitedBody, validationBody } from "../shared/http/schemas/common.ts";
 import { configFrom } from "../shared/config.ts";
 import { buildRules, type RuleName } from "../shared/ratelimit/rules.ts";
 import {
@@ -130,12 +130,16 @@ function convert(registry: z.core.$ZodRegistry<{ id: string; description?: strin
 function nameSchemas(specs: Map<string, ApiSpec>) {
   const replies = z.registry<{ id: string; description?: string }>();
   const bodies = z.registry<{ id: string; description?: string }>();
+  // Named schemas register when first built (they are lazy, shared/http/schemas/common.ts): build
+  // the error bodies, then every route's reply, in route-table order, before reading the registry.
+  for (const build of [errorBody, validationBody, rateLimitedBody, internalErrorBody, invalidLoginBody]) build();
+  for (const route of routes) specs.get(route.fn)!.response.schema?.();
   for (const [id, schema] of components._idmap) replies.add(schema, { id, ...(components.get(schema)?.description ? { description: components.get(schema)!.description! } : {}) });
   const replyName = new Map<string, string>();
   const bodyName = new Map<string, string>();
   for (const route of routes) {
     const spec = specs.get(route.fn)!;
-    const r = spec.response.schema;
+    const r = spec.response.schema?.();
     if (r) {
       const existing = replies.get(r)?.id;
       if (!existing) replies.add(r, { id: `${pascal(route.id)}Response` });

@@ -9,8 +9,8 @@ import { queryPrefix } from "./query.ts";
 
 type Item = Record<string, unknown>;
 
-const toPlan = (item: Item): Plan => planSchema.parse(strip(item));
-const toCoupon = (item: Item): Coupon => ({ ...couponSchema.parse(strip(item)), redemptions: Number(item["redemptions"] ?? 0) });
+const toPlan = (item: Item): Plan => planSchema().parse(strip(item));
+const toCoupon = (item: Item): Coupon => ({ ...couponSchema().parse(strip(item)), redemptions: Number(item["redemptions"] ?? 0) });
 
 
 export const catalogRepo: CatalogReader = {

@@ -249,7 +249,7 @@ export function replyMismatch(spec: ReplySpec, reply: Reply): string | undefined
   if (reply.text !== undefined) return spec.text !== undefined ? undefined : "a text body, declared JSON";
   if (reply.body === undefined) return spec.schema === undefined ? undefined : "an empty body, declared JSON";
   if (spec.schema === undefined) return "a JSON body, declared empty";
-  const r = spec.schema.safeParse(reply.body);
+  const r = spec.schema().safeParse(reply.body);
   if (r.success) return undefined;
   return r.error.issues
     .slice(0, 5)

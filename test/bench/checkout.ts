@@ -116,8 +116,8 @@ try {
   await post("/api/v1/public_checkout/subscribe", replayBody, { "idempotency-key": `bench-replay-${process.pid}` });
   rows.push(await sequential("subscribe replay (same key)", () => post("/api/v1/public_checkout/subscribe", replayBody, { "idempotency-key": `bench-replay-${process.pid}` }), SUBSCRIBES));
 
-  await putCoupon(couponSchema.parse({ code: "BENCHLIMITED", kind: "percent", value: 10, max_redemptions: 5, duration: "once" }));
-  await putCoupon(couponSchema.parse({ code: "BENCHUNLIMITED", kind: "percent", value: 10, duration: "once" }));
+  await putCoupon(couponSchema().parse({ code: "BENCHLIMITED", kind: "percent", value: 10, max_redemptions: 5, duration: "once" }));
+  await putCoupon(couponSchema().parse({ code: "BENCHUNLIMITED", kind: "percent", value: 10, duration: "once" }));
   rows.push(await race("20 concurrent, coupon max 5", "BENCHLIMITED"));
   rows.push(await race("20 concurrent, unlimited coupon", "BENCHUNLIMITED"));
   rows.push(await race("20 concurrent, no coupon", undefined));

@@ -144,13 +144,13 @@ describe("docs/openapi.json", () => {
 describe("documented error bodies", () => {
   it("match what the typed errors render", () => {
     const cases: [z.ZodMiniType, unknown][] = [
-      [errorBody, new BadRequest().body()],
-      [errorBody, new NotFound().body()],
-      [errorBody, new ForbiddenAccount().body()],
-      [validationBody, ValidationError.field("url", "taken", "has already been taken").body()],
-      [rateLimitedBody, new RateLimited({ rule: "global", limit: 1, windowSeconds: 60, retryAfterSeconds: 3 }).body()],
-      [invalidLoginBody, new InvalidLogin().body()],
-      [internalErrorBody, { error: "Internal server error", request_id: "r" }],
+      [errorBody(), new BadRequest().body()],
+      [errorBody(), new NotFound().body()],
+      [errorBody(), new ForbiddenAccount().body()],
+      [validationBody(), ValidationError.field("url", "taken", "has already been taken").body()],
+      [rateLimitedBody(), new RateLimited({ rule: "global", limit: 1, windowSeconds: 60, retryAfterSeconds: 3 }).body()],
+      [invalidLoginBody(), new InvalidLogin().body()],
+      [internalErrorBody(), { error: "Internal server error", request_id: "r" }],
     ];
     expect(cases.map(([schema, body]) => schema.safeParse(body).success)).toEqual(cases.map(() => true));
   });

@@ -6,7 +6,7 @@ export const VALID_CNPJ = "11.222.333/0001-81";
 export const VALID_ALNUM_CNPJ = "12.ABC.345/01DE-35";
 
 export function plan(over: Partial<Plan> & { slug: string }): Plan {
-  return planSchema.parse({
+  return planSchema().parse({
     name: over.slug,
     prices: { monthly: 10000, yearly: 100000 },
     included_inboxes: 2,
@@ -16,7 +16,7 @@ export function plan(over: Partial<Plan> & { slug: string }): Plan {
 }
 
 export function coupon(over: Partial<CouponDef> & { code: string }): CouponDef {
-  return couponSchema.parse({ kind: "percent", value: 10, duration: "once", ...over });
+  return couponSchema().parse({ kind: "percent", value: 10, duration: "once", ...over });
 }
 
 let n = 0;

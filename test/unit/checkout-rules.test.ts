@@ -129,15 +129,15 @@ describe("coupon rules", () => {
   });
 
   it("validates the operator's definitions", () => {
-    expect(couponSchema.safeParse({ code: "x", kind: "percent", value: 10, duration: "once" }).success).toBe(false);
-    expect(couponSchema.safeParse({ code: "BIG", kind: "percent", value: 101, duration: "once" }).success).toBe(false);
-    expect(couponSchema.safeParse({ code: "FINE", kind: "percent", value: 12.345, duration: "once" }).success).toBe(false);
-    expect(couponSchema.safeParse({ code: "CENTS", kind: "fixed", value: 10.5, duration: "once" }).success).toBe(false);
-    expect(couponSchema.safeParse({ code: "REP", kind: "fixed", value: 100, duration: "repeating" }).success).toBe(false);
-    expect(couponSchema.safeParse({ code: "REP", kind: "fixed", value: 100, duration: "repeating", duration_months: 3 }).success).toBe(true);
-    expect(couponSchema.parse({ code: " lower_case ", kind: "percent", value: 12.5, duration: "forever" }).code).toBe("LOWER_CASE");
-    expect(planSchema.safeParse({ slug: "Not A Slug", name: "x", prices: { monthly: 1, yearly: 1 }, included_inboxes: 1, additional_inbox_prices: { monthly: 1, yearly: 1 } }).success).toBe(false);
-    expect(planSchema.safeParse({ slug: "ok", name: "x", prices: { monthly: 9.9, yearly: 1 }, included_inboxes: 1, additional_inbox_prices: { monthly: 1, yearly: 1 } }).success).toBe(false);
+    expect(couponSchema().safeParse({ code: "x", kind: "percent", value: 10, duration: "once" }).success).toBe(false);
+    expect(couponSchema().safeParse({ code: "BIG", kind: "percent", value: 101, duration: "once" }).success).toBe(false);
+    expect(couponSchema().safeParse({ code: "FINE", kind: "percent", value: 12.345, duration: "once" }).success).toBe(false);
+    expect(couponSchema().safeParse({ code: "CENTS", kind: "fixed", value: 10.5, duration: "once" }).success).toBe(false);
+    expect(couponSchema().safeParse({ code: "REP", kind: "fixed", value: 100, duration: "repeating" }).success).toBe(false);
+    expect(couponSchema().safeParse({ code: "REP", kind: "fixed", value: 100, duration: "repeating", duration_months: 3 }).success).toBe(true);
+    expect(couponSchema().parse({ code: " lower_case ", kind: "percent", value: 12.5, duration: "forever" }).code).toBe("LOWER_CASE");
+    expect(planSchema().safeParse({ slug: "Not A Slug", name: "x", prices: { monthly: 1, yearly: 1 }, included_inboxes: 1, additional_inbox_prices: { monthly: 1, yearly: 1 } }).success).toBe(false);
+    expect(planSchema().safeParse({ slug: "ok", name: "x", prices: { monthly: 9.9, yearly: 1 }, included_inboxes: 1, additional_inbox_prices: { monthly: 1, yearly: 1 } }).success).toBe(false);
   });
 });
 

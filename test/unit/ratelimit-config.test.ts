@@ -1,6 +1,6 @@
 /** SPEC 8.5 configuration, the rule set built from it, and the route table's rule names. */
 import { afterEach, describe, expect, it } from "vitest";
-import { config, resetConfig, throttleActive } from "../../shared/config.ts";
+import { config, configFrom, CONFIG_KEYS, resetConfig, throttleActive } from "../../shared/config.ts";
 import { buildRules, routeRuleProblems, RULE_NAMES } from "../../shared/ratelimit/rules.ts";
 import { routes, type Route } from "../../shared/routes.ts";
 
@@ -70,7 +70,7 @@ describe("throttle configuration", () => {
   });
 
   it.each(["0", "-1", "1.5", "many"])("rejects THROTTLE_LIMIT=%s", (v) => {
-    expect(() => withEnv({ THROTTLE_LIMIT: v })).toThrow(/THROTTLE_LIMIT/);
+    expect(() => withEnv({ THROTTLE_LIMIT: v })).toThrow(/THROTTLE_LIMIT: must be an integer >= 1/);
   });
 
   it("feeds the limits into the rules", () => {
@@ -87,6 +87,32 @@ describe("throttle configuration", () => {
     expect([rules.global, rules.contact_search, rules.reports_account, rules.reports_user, rules.transcript, rules.conversations_meta].map((r) => r.limit)).toEqual([
       5, 6, 7, 8, 9, 10,
     ]);
+  });
+});
+
+describe("configuration parsing", () => {
+  it("gives every variable its documented default from an empty environment", () => {
+    const c = configFrom({});
+    expect(Object.keys(c).sort()).toEqual([...CONFIG_KEYS].sort());
+    expect(c).toMatchObject({ APP_ENV: "development", LOG_LEVEL: "info", WEBHOOK_TIMEOUT: 5, METRICS_ENABLED: true, CHECKOUT_ALLOWED_ORIGINS: [], DYNAMODB_ENDPOINT: undefined });
+  });
+
+  it("lists every bad variable at once, by name", () => {
+    const problems = () => configFrom({ APP_ENV: "staging", LOG_LEVEL: "verbose", WEBHOOK_TIMEOUT: "0", THROTTLE_ALLOWED_IPS: "x" });
+    expect(problems).toThrow(/APP_ENV/);
+    let message = "";
+    try {
+      problems();
+    } catch (err) {
+      message = String(err);
+    }
+    for (const want of ["must be one of development, production", "must be one of debug, info, warn, error", "must be an integer >= 1", "not an IP or CIDR: x"]) {
+      expect(message).toContain(want);
+    }
+  });
+
+  it("treats an empty value as unset where a default exists, and parses booleans leniently", () => {
+    expect(configFrom({ WEBHOOK_TIMEOUT: "", TABLE_NAME: "", METRICS_ENABLED: "OFF" })).toMatchObject({ WEBHOOK_TIMEOUT: 5, TABLE_NAME: "conversa-main", METRICS_ENABLED: false });
   });
 });
 

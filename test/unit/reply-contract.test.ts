@@ -11,7 +11,7 @@ import { resetConfig } from "../../shared/config.ts";
 import { routeById } from "../../shared/routes.ts";
 import { eventFor } from "../support/api.ts";
 
-const declared = reply(z.looseObject({ plans: z.array(z.looseObject({ slug: z.string() })) }), "plans");
+const declared = reply(() => z.looseObject({ plans: z.array(z.looseObject({ slug: z.string() })) }), "plans");
 const ctx = { awsRequestId: "t", getRemainingTimeInMillis: () => 10_000 } as unknown as Context;
 
 /** A public route's handler that answers `body` with the declared schema above. */

@@ -4,69 +4,79 @@
  * Money is integer cents.
  */
 import * as z from "zod/mini";
+import { lazy } from "../../lazy.ts";
 
 export const BILLING_CYCLES = ["monthly", "yearly"] as const;
 export type BillingCycle = (typeof BILLING_CYCLES)[number];
 
-const cents = z.int().check(z.minimum(0), z.maximum(100_000_000));
-const perCycle = z.object({ monthly: cents, yearly: cents });
 export const SLUG = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
 export const COUPON_CODE = /^[A-Z0-9][A-Z0-9_-]{1,39}$/;
-const isoDate = z.iso.datetime({ offset: true });
 
-export const planSchema = z.object({
-  slug: z.string().check(z.regex(SLUG, "must be lower-case letters, digits and dashes"), z.maxLength(60)),
-  name: z.string().check(z.trim(), z.minLength(1), z.maxLength(100)),
-  description: z._default(z.string().check(z.maxLength(1000)), ""),
-  currency: z._default(z.literal("BRL"), "BRL"),
-  prices: perCycle,
-  included_inboxes: z.int().check(z.minimum(0), z.maximum(10_000)),
-  additional_inbox_prices: perCycle,
-  features: z._default(z.array(z.string().check(z.minLength(1), z.maxLength(200))).check(z.maxLength(50)), []),
-  published: z._default(z.boolean(), true),
-  /** Display order in the price table (ascending); ties by monthly price. */
-  sort_order: z._default(z.int(), 0),
-});
-export type Plan = z.infer<typeof planSchema>;
+// The two schemas are built on first use (shared/lazy.ts): a checkout function reads plans or
+// coupons, seldom both, and building them is ~2 ms of a cold start each.
 
-export const couponSchema = z
-  .object({
-    code: z.pipe(
-      z.string().check(z.trim()),
-      z.transform((s) => s.toUpperCase()),
-    ).check(z.regex(COUPON_CODE, "must be 2-40 letters, digits, _ or -")),
-    kind: z.enum(["percent", "fixed"]),
-    /** percent: 0.01..100 with at most two decimals; fixed: cents. */
-    value: z.number().check(z.positive()),
+function buildPlanSchema() {
+  const cents = z.int().check(z.minimum(0), z.maximum(100_000_000));
+  const perCycle = z.object({ monthly: cents, yearly: cents });
+  return z.object({
+    slug: z.string().check(z.regex(SLUG, "must be lower-case letters, digits and dashes"), z.maxLength(60)),
+    name: z.string().check(z.trim(), z.minLength(1), z.maxLength(100)),
+    description: z._default(z.string().check(z.maxLength(1000)), ""),
     currency: z._default(z.literal("BRL"), "BRL"),
-    valid_from: z._default(z.nullable(isoDate), null),
-    valid_until: z._default(z.nullable(isoDate), null),
-    /** null = unlimited. */
-    max_redemptions: z._default(z.nullable(z.int().check(z.minimum(0))), null),
-    /** Plan slugs it applies to; empty = every plan. */
-    plans: z._default(z.array(z.string().check(z.regex(SLUG))), []),
-    /** Billing cycles it applies to; empty = both. */
-    cycles: z._default(z.array(z.enum(BILLING_CYCLES)), []),
-    duration: z.enum(["once", "forever", "repeating"]),
-    /** Months the discount lasts when duration is "repeating". */
-    duration_months: z._default(z.nullable(z.int().check(z.minimum(1), z.maximum(120))), null),
-  })
-  .check(
-    z.refine((c) => c.kind !== "percent" || (c.value <= 100 && Math.abs(c.value * 100 - Math.round(c.value * 100)) < 1e-9), {
-      message: "percent must be at most 100 with at most two decimals",
-      path: ["value"],
-    }),
-    z.refine((c) => c.kind !== "fixed" || Number.isInteger(c.value), { message: "a fixed value is integer cents", path: ["value"] }),
-    z.refine((c) => (c.duration === "repeating") === (c.duration_months !== null), {
-      message: "duration_months is required with duration \"repeating\" and only then",
-      path: ["duration_months"],
-    }),
-    z.refine((c) => c.valid_from === null || c.valid_until === null || Date.parse(c.valid_from) < Date.parse(c.valid_until), {
-      message: "valid_until must be after valid_from",
-      path: ["valid_until"],
-    }),
-  );
-export type CouponDef = z.infer<typeof couponSchema>;
+    prices: perCycle,
+    included_inboxes: z.int().check(z.minimum(0), z.maximum(10_000)),
+    additional_inbox_prices: perCycle,
+    features: z._default(z.array(z.string().check(z.minLength(1), z.maxLength(200))).check(z.maxLength(50)), []),
+    published: z._default(z.boolean(), true),
+    /** Display order in the price table (ascending); ties by monthly price. */
+    sort_order: z._default(z.int(), 0),
+  });
+}
+export const planSchema = lazy(buildPlanSchema);
+export type Plan = z.infer<ReturnType<typeof buildPlanSchema>>;
+
+function buildCouponSchema() {
+  const isoDate = z.iso.datetime({ offset: true });
+  return z
+    .object({
+      code: z.pipe(
+        z.string().check(z.trim()),
+        z.transform((s) => s.toUpperCase()),
+      ).check(z.regex(COUPON_CODE, "must be 2-40 letters, digits, _ or -")),
+      kind: z.enum(["percent", "fixed"]),
+      /** percent: 0.01..100 with at most two decimals; fixed: cents. */
+      value: z.number().check(z.positive()),
+      currency: z._default(z.literal("BRL"), "BRL"),
+      valid_from: z._default(z.nullable(isoDate), null),
+      valid_until: z._default(z.nullable(isoDate), null),
+      /** null = unlimited. */
+      max_redemptions: z._default(z.nullable(z.int().check(z.minimum(0))), null),
+      /** Plan slugs it applies to; empty = every plan. */
+      plans: z._default(z.array(z.string().check(z.regex(SLUG))), []),
+      /** Billing cycles it applies to; empty = both. */
+      cycles: z._default(z.array(z.enum(BILLING_CYCLES)), []),
+      duration: z.enum(["once", "forever", "repeating"]),
+      /** Months the discount lasts when duration is "repeating". */
+      duration_months: z._default(z.nullable(z.int().check(z.minimum(1), z.maximum(120))), null),
+    })
+    .check(
+      z.refine((c) => c.kind !== "percent" || (c.value <= 100 && Math.abs(c.value * 100 - Math.round(c.value * 100)) < 1e-9), {
+        message: "percent must be at most 100 with at most two decimals",
+        path: ["value"],
+      }),
+      z.refine((c) => c.kind !== "fixed" || Number.isInteger(c.value), { message: "a fixed value is integer cents", path: ["value"] }),
+      z.refine((c) => (c.duration === "repeating") === (c.duration_months !== null), {
+        message: "duration_months is required with duration \"repeating\" and only then",
+        path: ["duration_months"],
+      }),
+      z.refine((c) => c.valid_from === null || c.valid_until === null || Date.parse(c.valid_from) < Date.parse(c.valid_until), {
+        message: "valid_until must be after valid_from",
+        path: ["valid_until"],
+      }),
+    );
+}
+export const couponSchema = lazy(buildCouponSchema);
+export type CouponDef = z.infer<ReturnType<typeof buildCouponSchema>>;
 
 /** A stored coupon: its definition plus how many times it was redeemed. */
 export interface Coupon extends CouponDef {

@@ -75,7 +75,7 @@ export function pageOf<T>(list: readonly T[], req: PageRequest) {
 const role = z.enum(["administrator", "agent"]);
 
 export const signInReply = reply(
-  z.looseObject({
+  () => z.looseObject({
     data: z.looseObject({
       id: z.int(),
       name: z.string(),
@@ -91,17 +91,17 @@ export const signInReply = reply(
   "Signed in: `access_token` is a new API key (use it as api_access_token)",
 );
 
-export const messageReply = (description: string) => reply(z.looseObject({ message: z.string() }), description);
+export const messageReply = (description: string) => reply(() => z.looseObject({ message: z.string() }), description);
 
 export const accessTokenView = named(
   "AccessToken",
-  z.looseObject({ id: z.string(), name: z.string(), prefix: z.string(), created_at: unixTime, last_used_at: z.nullable(unixTime) }),
+  () => z.looseObject({ id: z.string(), name: z.string(), prefix: z.string(), created_at: unixTime, last_used_at: z.nullable(unixTime) }),
   "An API key as listed: its prefix only, never the key.",
 );
 
-export const accessTokenListReply = reply(z.looseObject({ payload: z.array(accessTokenView), meta: pageMetaView }), "The user's API keys, newest first");
+export const accessTokenListReply = reply(() => z.looseObject({ payload: z.array(accessTokenView()), meta: pageMetaView() }), "The user's API keys, newest first");
 export const accessTokenCreatedReply = reply(
-  z.looseObject({ ...accessTokenView.shape, access_token: z.string() }),
+  () => z.looseObject({ ...accessTokenView().shape, access_token: z.string() }),
   "The new key: `access_token` is shown this once",
 );
 export const accessTokenRevokedReply = emptyReply("Revoked (empty body): the key stops working at once");

@@ -5,7 +5,7 @@ import { normalizeCnpj } from "../../domain/checkout/cnpj.ts";
 import { normalizeBrazilianPhone } from "../../domain/checkout/phone.ts";
 import { MAX_ADDITIONAL_INBOXES } from "../../domain/checkout/pricing.ts";
 import type { Customer } from "../../domain/checkout/checkout.ts";
-import { named, reply, unixTime, type ReplySpec } from "./common.ts";
+import { lazy, named, reply, unixTime, type ReplySpec } from "./common.ts";
 
 const text = (max: number) => z.string().check(z.trim(), z.minLength(1), z.maxLength(max));
 
@@ -101,31 +101,31 @@ export const billingCouponBody = z.object({ code: couponCode });
 // ---------------------------------------------------------------- replies
 
 const cents = z.int();
-const perCycle = z.looseObject({ monthly: cents, yearly: cents });
+const perCycle = lazy(() => z.looseObject({ monthly: cents, yearly: cents }));
 
 export const priceView = named(
   "Price",
-  z.looseObject({ currency: z.string(), subtotal: cents, discount: cents, total: cents }),
+  () => z.looseObject({ currency: z.string(), subtotal: cents, discount: cents, total: cents }),
   "P of API.md: integer cents; total = subtotal - discount.",
 );
 
 export const planView = named(
   "Plan",
-  z.looseObject({
+  () => z.looseObject({
     slug: z.string(),
     name: z.string(),
     description: z.string(),
     currency: z.string(),
-    prices: perCycle,
+    prices: perCycle(),
     included_inboxes: z.int(),
-    additional_inbox_prices: perCycle,
+    additional_inbox_prices: perCycle(),
     features: z.array(z.string()),
   }),
 );
 
 const couponView = named(
   "Coupon",
-  z.looseObject({
+  () => z.looseObject({
     code: z.string(),
     kind: z.enum(["percent", "fixed"]),
     value: z.number(),
@@ -138,31 +138,31 @@ const couponView = named(
 
 export const customerView = named(
   "Customer",
-  z.looseObject({ name: z.string(), email: z.string(), phone: z.nullable(z.string()), cnpj: z.nullable(z.string()) }),
+  () => z.looseObject({ name: z.string(), email: z.string(), phone: z.nullable(z.string()), cnpj: z.nullable(z.string()) }),
 );
 
 const couponAnswer = named(
   "CouponAnswer",
-  z.union([
-    z.looseObject({ valid: z.literal(true), coupon: couponView, price: priceView }),
+  () => z.union([
+    z.looseObject({ valid: z.literal(true), coupon: couponView(), price: priceView() }),
     z.looseObject({ valid: z.literal(false), reason: z.enum(["not_found", "expired", "not_applicable", "exhausted"]) }),
   ]),
   "Either the coupon with the discounted price, or why it does not apply.",
 );
 
-export const plansReply = reply(z.looseObject({ plans: z.array(planView) }), "The published plans, in display order");
+export const plansReply = reply(() => z.looseObject({ plans: z.array(planView()) }), "The published plans, in display order");
 export const linkReply = reply(
-  z.looseObject({ url: z.string(), expires_at: z.optional(z.string()), price: priceView }),
+  () => z.looseObject({ url: z.string(), expires_at: z.optional(z.string()), price: priceView() }),
   "The checkout page link (never carries personal data; `expires_at` when a customer was prefilled)",
   201,
 );
 export const prefillReply: ReplySpec = {
-  ...reply(z.looseObject({ customer: customerView, expires_at: z.string() }), "The customer of a live checkout token"),
+  ...reply(() => z.looseObject({ customer: customerView(), expires_at: z.string() }), "The customer of a live checkout token"),
   errors: [404],
 };
-export const couponReply = reply(couponAnswer, "The coupon check (200 whether valid or not)");
+export const couponReply = reply(() => couponAnswer(), "The coupon check (200 whether valid or not)");
 export const subscribeReply = reply(
-  z.looseObject({
+  () => z.looseObject({
     account: z.looseObject({ id: z.int(), name: z.string() }),
     user: z.looseObject({ id: z.int(), name: z.string(), email: z.string() }),
     subscription: z.looseObject({
@@ -172,7 +172,7 @@ export const subscribeReply = reply(
       billing_cycle: billingCycle,
       additional_inboxes: z.int(),
       coupon: z.nullable(z.string()),
-      price: priceView,
+      price: priceView(),
     }),
     access_token: z.string(),
   }),
@@ -182,7 +182,7 @@ export const subscribeReply = reply(
 /** 409: Idempotency-Key reused with another body or still in progress; 503: too many concurrent subscriptions. */
 export const subscribeReplySpec: ReplySpec = { ...subscribeReply, errors: [409, 503] };
 export const quoteReply = reply(
-  z.looseObject({ quote: z.looseObject({ id: z.int(), status: z.literal("received"), created_at: unixTime }) }),
+  () => z.looseObject({ quote: z.looseObject({ id: z.int(), status: z.literal("received"), created_at: unixTime }) }),
   "The quote request is recorded",
   201,
 );

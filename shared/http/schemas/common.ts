@@ -5,20 +5,28 @@
  * Replies are loose objects: API.md allows extra fields, never missing or renamed ones.
  */
 import * as z from "zod/mini";
+import { lazy } from "../../lazy.ts";
 
 /** Named schemas (`components.schemas` of the OpenAPI document), by id. */
 export const components = z.registry<{ id: string; description?: string }>();
 
-export function named<T extends z.ZodMiniType>(id: string, schema: T, description?: string): T {
-  components.add(schema, description === undefined ? { id } : { id, description });
-  return schema;
+/** Reply schemas are lazy (shared/lazy.ts): production never checks them. */
+export { lazy };
+
+/** A named schema (an OpenAPI component), built and registered on first use. */
+export function named<T extends z.ZodMiniType>(id: string, build: () => T, description?: string): () => T {
+  return lazy(() => {
+    const schema = build();
+    components.add(schema, description === undefined ? { id } : { id, description });
+    return schema;
+  });
 }
 
 /** The success reply of a route (API.md's "reply" column). */
 export interface ReplySpec {
   readonly status: number;
-  /** JSON body; absent = empty body. */
-  readonly schema?: z.ZodMiniType;
+  /** JSON body, built on first call; absent = empty body. */
+  readonly schema?: () => z.ZodMiniType;
   /** The route may also answer text/plain (e.g. the transcript with `format=text`). */
   readonly text?: string;
   readonly description: string;
@@ -26,7 +34,7 @@ export interface ReplySpec {
   readonly errors?: readonly number[];
 }
 
-export const reply = (schema: z.ZodMiniType, description: string, status = 200): ReplySpec => ({ status, schema, description });
+export const reply = (schema: () => z.ZodMiniType, description: string, status = 200): ReplySpec => ({ status, schema: lazy(schema), description });
 export const emptyReply = (description: string, status = 200): ReplySpec => ({ status, description });
 
 /** Unix seconds. */
@@ -35,7 +43,7 @@ export const attrs = z.record(z.string(), z.unknown());
 
 export const pageMetaView = named(
   "PageMeta",
-  z.looseObject({
+  () => z.looseObject({
     count: z.int(),
     current_page: z.int(),
     per: z.int(),
@@ -46,19 +54,19 @@ export const pageMetaView = named(
 );
 
 /** `{id, name}` reference to an account or inbox. */
-export const refView = z.looseObject({ id: z.int(), name: z.string() });
+export const refView = lazy(() => z.looseObject({ id: z.int(), name: z.string() }));
 
 // ---------------------------------------------------------------- error bodies (API.md, Common rules)
 
 export const errorBody = named(
   "Error",
-  z.looseObject({ error: z.string(), code: z.string() }),
+  () => z.looseObject({ error: z.string(), code: z.string() }),
   "400 bad_json, 401 unauthorized|forbidden_account|forbidden_action, 404 not_found, 409, 413 too_large, 415, 503.",
 );
 
 export const validationBody = named(
   "ValidationErrors",
-  z.looseObject({
+  () => z.looseObject({
     message: z.string(),
     attributes: z.array(z.string()),
     errors: z.array(z.looseObject({ field: z.string(), code: z.string(), message: z.string() })),
@@ -68,18 +76,18 @@ export const validationBody = named(
 
 export const rateLimitedBody = named(
   "RateLimited",
-  z.looseObject({ error: z.string(), code: z.literal("rate_limited"), retry_after: z.int() }),
+  () => z.looseObject({ error: z.string(), code: z.literal("rate_limited"), retry_after: z.int() }),
   "429, with Retry-After, RateLimit-Policy and RateLimit headers.",
 );
 
 export const internalErrorBody = named(
   "InternalError",
-  z.looseObject({ error: z.string(), request_id: z.string() }),
+  () => z.looseObject({ error: z.string(), request_id: z.string() }),
   "500: no internals, only the request id to quote.",
 );
 
 export const invalidLoginBody = named(
   "InvalidLogin",
-  z.looseObject({ success: z.literal(false), errors: z.array(z.string()) }),
+  () => z.looseObject({ success: z.literal(false), errors: z.array(z.string()) }),
   "401 of POST /auth/sign_in (Chatwoot's devise_token_auth shape).",
 );

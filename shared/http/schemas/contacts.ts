@@ -1,6 +1,6 @@
 import * as z from "zod/mini";
 import { pagingShape } from "./paging.ts";
-import { named, pageMetaView, reply, unixTime } from "./common.ts";
+import { lazy, named, pageMetaView, reply, unixTime } from "./common.ts";
 
 const name = z.string().check(z.trim(), z.minLength(1), z.maxLength(255));
 const email = z.string().check(z.trim(), z.maxLength(320), z.regex(/^[^\s@]+@[^\s@]+\.[^\s@]+$/));
@@ -32,7 +32,7 @@ export const searchContactsQuery = z.object({
 
 export const contactView = named(
   "Contact",
-  z.looseObject({
+  () => z.looseObject({
     id: z.int(),
     account_id: z.int(),
     name: z.string(),
@@ -52,7 +52,7 @@ export const contactView = named(
 /** The contact as embedded in a conversation (`meta.sender`). */
 export const contactRefView = named(
   "ContactRef",
-  z.looseObject({
+  () => z.looseObject({
     id: z.int(),
     name: z.string(),
     email: z.nullable(z.string()),
@@ -65,9 +65,9 @@ export const contactRefView = named(
   }),
 );
 
-const contactPage = z.looseObject({ meta: pageMetaView, payload: z.array(contactView) });
+const contactPage = lazy(() => z.looseObject({ meta: pageMetaView(), payload: z.array(contactView()) }));
 
-export const contactCreatedReply = reply(z.looseObject({ payload: z.looseObject({ contact: contactView }) }), "The new contact");
-export const contactReply = reply(z.looseObject({ payload: contactView }), "The contact");
-export const contactListReply = reply(contactPage, "One page of the account's contacts");
-export const contactSearchReply = reply(contactPage, "One page of the matching contacts");
+export const contactCreatedReply = reply(() => z.looseObject({ payload: z.looseObject({ contact: contactView() }) }), "The new contact");
+export const contactReply = reply(() => z.looseObject({ payload: contactView() }), "The contact");
+export const contactListReply = reply(() => contactPage(), "One page of the account's contacts");
+export const contactSearchReply = reply(() => contactPage(), "One page of the matching contacts");

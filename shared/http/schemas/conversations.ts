@@ -2,7 +2,7 @@ import * as z from "zod/mini";
 import { PRIORITIES, STATUSES } from "../../domain/conversations.ts";
 import { pagingShape, queryInt } from "./paging.ts";
 import { contactRefView } from "./contacts.ts";
-import { named, pageMetaView, reply, unixTime, type ReplySpec } from "./common.ts";
+import { lazy, named, pageMetaView, reply, unixTime, type ReplySpec } from "./common.ts";
 
 const id = z.number().check(z.int(), z.positive());
 const attrs = z.record(z.string(), z.unknown());
@@ -71,7 +71,7 @@ const role = z.enum(["administrator", "agent"]);
 
 export const senderView = named(
   "Sender",
-  z.looseObject({
+  () => z.looseObject({
     id: z.int(),
     name: z.string(),
     type: z.enum(["contact", "user"]),
@@ -80,22 +80,22 @@ export const senderView = named(
   }),
 );
 
-export const userRefView = named("UserRef", z.looseObject({ id: z.int(), name: z.string(), email: z.string(), type: z.literal("user") }));
+export const userRefView = named("UserRef", () => z.looseObject({ id: z.int(), name: z.string(), email: z.string(), type: z.literal("user") }));
 
-const attachmentView = z.looseObject({
+const attachmentView = lazy(() => z.looseObject({
   id: z.int(),
   file_type: z.string(),
   content_type: z.string(),
   file_name: z.string(),
   file_size: z.int(),
   blob_key: z.string(),
-});
+}));
 
 const messageType = z.enum(["incoming", "outgoing", "activity", "template"]);
 
 export const messageView = named(
   "Message",
-  z.looseObject({
+  () => z.looseObject({
     id: z.int(),
     account_id: z.int(),
     conversation_id: z.int(),
@@ -107,8 +107,8 @@ export const messageView = named(
     private: z.boolean(),
     source_id: z.nullable(z.string()),
     status: z.string(),
-    sender: z.nullable(senderView),
-    attachments: z.array(attachmentView),
+    sender: z.nullable(senderView()),
+    attachments: z.array(attachmentView()),
     created_at: unixTime,
     updated_at: unixTime,
   }),
@@ -124,7 +124,7 @@ const metaCounts = {
 
 export const conversationView = named(
   "Conversation",
-  z.looseObject({
+  () => z.looseObject({
     id: z.int(),
     account_id: z.int(),
     inbox_id: z.int(),
@@ -143,36 +143,35 @@ export const conversationView = named(
     muted: z.boolean(),
     can_reply: z.boolean(),
     labels: z.array(z.string()),
-    meta: z.looseObject({ sender: z.nullable(contactRefView), assignee: z.nullable(userRefView) }),
-    messages: z.array(messageView),
+    meta: z.looseObject({ sender: z.nullable(contactRefView()), assignee: z.nullable(userRefView()) }),
+    messages: z.array(messageView()),
   }),
   "V of API.md: the conversation with its contact (meta.sender), assignee and last message.",
 );
 
-export const conversationReply = reply(conversationView, "The conversation");
+export const conversationReply = reply(() => conversationView(), "The conversation");
 export const conversationListReply = reply(
-  z.looseObject({
-    data: z.looseObject({ meta: z.looseObject({ ...metaCounts, ...pageMetaView.shape }), payload: z.array(conversationView) }),
+  () => z.looseObject({
+    data: z.looseObject({ meta: z.looseObject({ ...metaCounts, ...pageMetaView().shape }), payload: z.array(conversationView()) }),
   }),
   "One page of conversations with the counters of the filter (Chatwoot shape + paging meta)",
 );
-export const conversationsMetaReply = reply(z.looseObject({ meta: z.looseObject(metaCounts) }), "The counters of the filter");
+export const conversationsMetaReply = reply(() => z.looseObject({ meta: z.looseObject(metaCounts) }), "The counters of the filter");
 export const toggleStatusReply = reply(
-  z.looseObject({ payload: z.looseObject({ success: z.literal(true), current_status: z.enum(STATUSES), conversation_id: z.int() }) }),
+  () => z.looseObject({ payload: z.looseObject({ success: z.literal(true), current_status: z.enum(STATUSES), conversation_id: z.int() }) }),
   "The new status",
 );
-export const typingReply = reply(z.looseObject({ success: z.literal(true) }), "The typing event is emitted");
+export const typingReply = reply(() => z.looseObject({ success: z.literal(true) }), "The typing event is emitted");
 export const assignmentReply = reply(
-  z.nullable(z.looseObject({ ...userRefView.shape, role })),
+  () => z.nullable(z.looseObject({ ...userRefView().shape, role })),
   "The assignee (null when the conversation was unassigned)",
 );
 export const transcriptReply: ReplySpec = {
-  ...reply(
-    z.looseObject({
+  ...reply(() => z.looseObject({
       payload: z.looseObject({
         conversation_id: z.int(),
         messages: z.array(
-          z.looseObject({ id: z.int(), content: z.nullable(z.string()), message_type: messageType, sender: z.nullable(senderView), created_at: unixTime }),
+          z.looseObject({ id: z.int(), content: z.nullable(z.string()), message_type: messageType, sender: z.nullable(senderView()), created_at: unixTime }),
         ),
       }),
     }),
@@ -180,5 +179,5 @@ export const transcriptReply: ReplySpec = {
   ),
   text: "With `format=text`: the same transcript as text/plain, one line per message.",
 };
-export const messageReply = reply(messageView, "The message");
-export const messageListReply = reply(z.looseObject({ meta: pageMetaView, payload: z.array(messageView) }), "One page of the conversation's messages");
+export const messageReply = reply(() => messageView(), "The message");
+export const messageListReply = reply(() => z.looseObject({ meta: pageMetaView(), payload: z.array(messageView()) }), "One page of the conversation's messages");

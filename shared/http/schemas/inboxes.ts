@@ -36,7 +36,7 @@ export const updateInboxBody = z.object({
 
 export const accountView = named(
   "Account",
-  z.looseObject({
+  () => z.looseObject({
     id: z.int(),
     name: z.string(),
     locale: z.string(),
@@ -48,7 +48,7 @@ export const accountView = named(
 
 export const inboxView = named(
   "Inbox",
-  z.looseObject({
+  () => z.looseObject({
     id: z.int(),
     account_id: z.int(),
     name: z.string(),
@@ -63,6 +63,6 @@ export const inboxView = named(
   "I of API.md: a channel (Channel::Api or Channel::WebWidget; web widgets carry a website_token).",
 );
 
-export const accountReply = reply(accountView, "The account");
-export const inboxReply = reply(inboxView, "The inbox");
-export const inboxListReply = reply(z.looseObject({ payload: z.array(inboxView) }), "Every inbox of the account");
+export const accountReply = reply(() => accountView(), "The account");
+export const inboxReply = reply(() => inboxView(), "The inbox");
+export const inboxListReply = reply(() => z.looseObject({ payload: z.array(inboxView()) }), "Every inbox of the account");

@@ -1,6 +1,6 @@
 import * as z from "zod/mini";
 import { EVENT_NAMES, isEventName, type EventName } from "../../events/catalog.ts";
-import { emptyReply, named, pageMetaView, refView, reply, unixTime } from "./common.ts";
+import { emptyReply, lazy, named, pageMetaView, refView, reply, unixTime } from "./common.ts";
 import { httpUrl } from "./inboxes.ts";
 
 /** Chatwoot clients send `{"webhook":{...}}`; others the fields plainly. */
@@ -68,14 +68,14 @@ export const listQuery = z.object({
 
 export const webhookView = named(
   "Webhook",
-  z.looseObject({
+  () => z.looseObject({
     id: z.int(),
     name: z.nullable(z.string()),
     url: z.string(),
     account_id: z.int(),
     subscriptions: z.array(z.enum(EVENT_NAMES)),
     webhook_type: webhookType,
-    inbox: z.nullable(refView),
+    inbox: z.nullable(refView()),
     secret: z.string(),
     created_at: unixTime,
     updated_at: unixTime,
@@ -83,7 +83,7 @@ export const webhookView = named(
   "W of API.md. `secret` (whsec_...) keys the Standard Webhooks signature of every delivery.",
 );
 
-const attemptView = z.looseObject({
+const attemptView = lazy(() => z.looseObject({
   attempt: z.int(),
   at: unixTime,
   status: z.enum(["succeeded", "failed"]),
@@ -91,11 +91,11 @@ const attemptView = z.looseObject({
   error: z.nullable(z.string()),
   duration_ms: z.number(),
   next_attempt_at: z.nullable(unixTime),
-});
+}));
 
 export const deliveryView = named(
   "Delivery",
-  z.looseObject({
+  () => z.looseObject({
     id: z.string(),
     event: z.enum(EVENT_NAMES),
     event_id: z.string(),
@@ -108,15 +108,15 @@ export const deliveryView = named(
     next_attempt_at: z.nullable(unixTime),
     created_at: unixTime,
     updated_at: unixTime,
-    attempt_log: z.array(attemptView),
+    attempt_log: z.array(attemptView()),
   }),
   "D of API.md (+ the attempt log): one per (event, webhook); `id` is the webhook-id header of every attempt.",
 );
 
-const oneWebhook = z.looseObject({ payload: z.looseObject({ webhook: webhookView }) });
+const oneWebhook = lazy(() => z.looseObject({ payload: z.looseObject({ webhook: webhookView() }) }));
 
-export const webhookReply = reply(oneWebhook, "The webhook");
-export const webhookListReply = reply(z.looseObject({ payload: z.looseObject({ webhooks: z.array(webhookView) }) }), "Every webhook of the account");
+export const webhookReply = reply(() => oneWebhook(), "The webhook");
+export const webhookListReply = reply(() => z.looseObject({ payload: z.looseObject({ webhooks: z.array(webhookView()) }) }), "Every webhook of the account");
 export const webhookDeletedReply = emptyReply("Deleted (empty body)");
-export const deliveryListReply = reply(z.looseObject({ payload: z.array(deliveryView), meta: pageMetaView }), "Deliveries of the webhook, newest first");
-export const deliveryResendReply = reply(z.looseObject({ payload: z.looseObject({ delivery: deliveryView }) }), "The delivery, queued for one more attempt", 202);
+export const deliveryListReply = reply(() => z.looseObject({ payload: z.array(deliveryView()), meta: pageMetaView() }), "Deliveries of the webhook, newest first");
+export const deliveryResendReply = reply(() => z.looseObject({ payload: z.looseObject({ delivery: deliveryView() }) }), "The delivery, queued for one more attempt", 202);

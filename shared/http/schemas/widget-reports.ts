@@ -23,9 +23,9 @@ export const reportsQuery = z.object({
 // ---------------------------------------------------------------- replies
 
 /** 404: no web-widget inbox has this website_token. */
-export const widgetEventReply: ReplySpec = { ...reply(z.looseObject({ success: z.literal(true) }), "The webwidget_triggered event is emitted"), errors: [404] };
+export const widgetEventReply: ReplySpec = { ...reply(() => z.looseObject({ success: z.literal(true) }), "The webwidget_triggered event is emitted"), errors: [404] };
 
 export const reportsReply = reply(
-  z.array(z.looseObject({ value: z.number(), timestamp: unixTime, count: z.optional(z.int()) })),
+  () => z.array(z.looseObject({ value: z.number(), timestamp: unixTime, count: z.optional(z.int()) })),
   "One point per bucket (start of the day, ISO week or month, UTC); averages carry `count`",
 );
