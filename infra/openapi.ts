@@ -145,10 +145,11 @@ function nameSchemas(specs: Map<string, ApiSpec>) {
       if (!existing) replies.add(r, { id: `${pascal(route.id)}Response` });
       replyName.set(route.id, replies.get(r)!.id);
     }
-    if (spec.body && bodyKind(route) === "json") {
-      const existing = bodies.get(spec.body)?.id;
-      if (!existing) bodies.add(spec.body, { id: `${pascal(route.id)}Body` });
-      bodyName.set(route.id, bodies.get(spec.body)!.id);
+    const b = spec.body?.();
+    if (b && bodyKind(route) === "json") {
+      const existing = bodies.get(b)?.id;
+      if (!existing) bodies.add(b, { id: `${pascal(route.id)}Body` });
+      bodyName.set(route.id, bodies.get(b)!.id);
     }
   }
   const schemas = { ...convert(replies, "output"), ...convert(bodies, "input") };
@@ -157,7 +158,7 @@ function nameSchemas(specs: Map<string, ApiSpec>) {
 
 function queryParameters(spec: ApiSpec): Json[] {
   if (!spec.query) return [];
-  const js = tidy(z.toJSONSchema(spec.query, { io: "input", unrepresentable: "any", target: "draft-2020-12" })) as {
+  const js = tidy(z.toJSONSchema(spec.query(), { io: "input", unrepresentable: "any", target: "draft-2020-12" })) as {
     properties?: Record<string, Json>;
     required?: string[];
   };

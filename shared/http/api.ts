@@ -191,10 +191,13 @@ function parseJson(raw: Buffer | undefined): unknown {
 }
 
 export interface ApiOptions<B, Q> {
-  /** zod schema of the JSON body (omit for routes without a body). */
-  readonly body?: z.ZodMiniType<B>;
-  /** zod schema of the query string parameters. */
-  readonly query?: z.ZodMiniType<Q>;
+  /**
+   * zod schema of the JSON body (omit for routes without a body), built on first use: a schema
+   * module's other routes' schemas cost this function's cold start nothing (shared/lazy.ts).
+   */
+  readonly body?: () => z.ZodMiniType<B>;
+  /** zod schema of the query string parameters, built on first use. */
+  readonly query?: () => z.ZodMiniType<Q>;
   /**
    * The success reply (shared/http/schemas/*): checked on every 2xx outside production (a
    * mismatch is a 500 and an error log, so the test suite checks the contract) and documented
@@ -206,8 +209,8 @@ export interface ApiOptions<B, Q> {
 /** What a handler module declares, for the OpenAPI generator (infra/openapi.ts). */
 export interface ApiSpec {
   readonly routeId: RouteId;
-  readonly body?: z.ZodMiniType;
-  readonly query?: z.ZodMiniType;
+  readonly body?: () => z.ZodMiniType;
+  readonly query?: () => z.ZodMiniType;
   readonly response: ReplySpec;
 }
 
@@ -261,8 +264,8 @@ async function runHandler<B, Q>(route: Route, options: ApiOptions<B, Q>, fn: (ct
   const api = stateOf(event);
   // Every JSON route rejects a malformed body with 400, with or without a schema.
   const json = bodyKind(route) === "json" ? parseJson(api.rawBody) : undefined;
-  const parsedBody = options.body ? parseOr422(options.body, json) : (undefined as B);
-  const query = options.query ? parseOr422(options.query, event.queryStringParameters ?? {}) : (undefined as Q);
+  const parsedBody = options.body ? parseOr422(options.body(), json) : (undefined as B);
+  const query = options.query ? parseOr422(options.query(), event.queryStringParameters ?? {}) : (undefined as Q);
   const params = (event.pathParameters ?? {}) as Record<string, string>;
   const ctx: ApiContext<B, Q> = {
     ...api,

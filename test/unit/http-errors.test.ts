@@ -35,13 +35,13 @@ describe("422 rendering", () => {
   });
 
   it("names nested fields with dots and rejects non-http(s) urls", () => {
-    expect(() => parseOr422(createInboxBody, { name: "x", channel: { type: "api", website_url: "javascript:alert(1)" } })).toThrow(
+    expect(() => parseOr422(createInboxBody(), { name: "x", channel: { type: "api", website_url: "javascript:alert(1)" } })).toThrow(
       expect.objectContaining({ errors: [{ field: "channel.website_url", code: "invalid", message: "is invalid" }] }),
     );
   });
 
   it("accepts a valid body and trims names", () => {
-    expect(parseOr422(createInboxBody, { name: "  Help  ", channel: { type: "web_widget", website_url: "https://a.test" } })).toEqual({
+    expect(parseOr422(createInboxBody(), { name: "  Help  ", channel: { type: "web_widget", website_url: "https://a.test" } })).toEqual({
       name: "Help",
       channel: { type: "web_widget", website_url: "https://a.test" },
     });

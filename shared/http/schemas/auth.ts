@@ -1,35 +1,35 @@
 /** Bodies and queries of the authentication and access-token routes (issue 7). */
 import * as z from "zod/mini";
 import { ValidationError } from "../../domain/errors.ts";
-import { emptyReply, named, pageMetaView, reply, unixTime } from "./common.ts";
+import { lazy, emptyReply, named, pageMetaView, reply, unixTime } from "./common.ts";
 
 /** Long enough for any address (RFC 5321: 254) and any pass phrase; bounded so scrypt input stays small. */
 const email = z.string().check(z.trim(), z.minLength(1), z.maxLength(320));
 const anyPassword = z.string().check(z.minLength(1), z.maxLength(1024));
 const newPassword = z.string().check(z.minLength(8), z.maxLength(128));
 
-export const signInBody = z.object({ email, password: anyPassword });
+export const signInBody = lazy(() => z.object({ email, password: anyPassword }));
 
-export const passwordRequestBody = z.object({ email });
+export const passwordRequestBody = lazy(() => z.object({ email }));
 
-export const passwordResetBody = z.object({
+export const passwordResetBody = lazy(() => z.object({
   reset_password_token: z.string().check(z.trim(), z.minLength(1), z.maxLength(200)),
   password: newPassword,
   password_confirmation: z.string().check(z.maxLength(128)),
-});
+}));
 
-export const createAccessTokenBody = z.object({
+export const createAccessTokenBody = lazy(() => z.object({
   name: z.optional(z.string().check(z.trim(), z.minLength(1), z.maxLength(100))),
-});
+}));
 
 /** `page` (1-based) and `per` (default 25, clamped to 1..100; a non-integer is 422), or `cursor`. */
 const intParam = z.string().check(z.regex(/^-?\d{1,9}$/));
 
-export const listQuery = z.object({
+export const listQuery = lazy(() => z.object({
   page: z.optional(intParam),
   per: z.optional(intParam),
   cursor: z.optional(z.string().check(z.maxLength(200))),
-});
+}));
 
 export interface PageRequest {
   readonly offset: number;
@@ -40,7 +40,7 @@ export interface PageRequest {
 export const DEFAULT_PER = 25;
 const MAX_PER = 100;
 
-export function pageRequest(q: z.infer<typeof listQuery>): PageRequest {
+export function pageRequest(q: z.infer<ReturnType<typeof listQuery>>): PageRequest {
   const per = Math.min(MAX_PER, Math.max(1, q.per === undefined ? DEFAULT_PER : Number(q.per)));
   const fromCursor = q.cursor !== undefined ? decodeCursor(q.cursor) : undefined;
   const page = Math.max(1, q.page === undefined ? 1 : Number(q.page));

@@ -57,24 +57,24 @@ const linkCustomer = z.pipe(
 /** Subscribe: the billing customer, complete. */
 const subscribeCustomer = z.pipe(z.object({ name: text(255), email, phone, cnpj }), z.transform((c) => toCustomer(c)));
 
-export const linkBody = z.object({
+export const linkBody = lazy(() => z.object({
   plan,
   billing_cycle: billingCycle,
   additional_inboxes: additionalInboxes,
   coupon: z.optional(couponCode),
   customer: z.optional(linkCustomer),
-});
+}));
 
-export const prefillQuery = z.object({ token: z.optional(z.string()) });
+export const prefillQuery = lazy(() => z.object({ token: z.optional(z.string()) }));
 
-export const couponBody = z.object({
+export const couponBody = lazy(() => z.object({
   code: couponCode,
   plan,
   billing_cycle: billingCycle,
   additional_inboxes: additionalInboxes,
-});
+}));
 
-export const subscribeBody = z.object({
+export const subscribeBody = lazy(() => z.object({
   plan,
   billing_cycle: billingCycle,
   additional_inboxes: additionalInboxes,
@@ -83,9 +83,9 @@ export const subscribeBody = z.object({
   user: z.object({ name: text(255), email, password: z.string().check(z.minLength(8), z.maxLength(128)) }),
   customer: subscribeCustomer,
   token: z.optional(z.string().check(z.maxLength(200))),
-});
+}));
 
-export const quoteBody = z.object({
+export const quoteBody = lazy(() => z.object({
   name: text(255),
   email,
   phone: z.optional(phone),
@@ -94,9 +94,9 @@ export const quoteBody = z.object({
   inboxes: z.optional(z.int().check(z.minimum(1), z.maximum(100_000))),
   agents: z.optional(z.int().check(z.minimum(1), z.maximum(100_000))),
   message: text(5000),
-});
+}));
 
-export const billingCouponBody = z.object({ code: couponCode });
+export const billingCouponBody = lazy(() => z.object({ code: couponCode }));
 
 // ---------------------------------------------------------------- replies
 

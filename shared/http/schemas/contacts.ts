@@ -18,15 +18,15 @@ const contactFields = {
   additional_attributes: z.optional(attrs),
 };
 
-export const createContactBody = z.object({ name, ...contactFields });
+export const createContactBody = lazy(() => z.object({ name, ...contactFields }));
 
-export const updateContactBody = z.object({ name: z.optional(name), ...contactFields });
+export const updateContactBody = lazy(() => z.object({ name: z.optional(name), ...contactFields }));
 
-export const searchContactsQuery = z.object({
+export const searchContactsQuery = lazy(() => z.object({
   ...pagingShape,
   q: z.optional(z.string().check(z.maxLength(200))),
   sort: z.optional(z.enum(["name", "-name", "created_at", "-created_at", "last_activity_at", "-last_activity_at"])),
-});
+}));
 
 // ---------------------------------------------------------------- replies
 

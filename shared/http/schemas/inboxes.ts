@@ -1,6 +1,6 @@
 import * as z from "zod/mini";
 import { CHANNEL_TYPES } from "../../domain/inboxes.ts";
-import { attrs, named, reply, unixTime } from "./common.ts";
+import { lazy, attrs, named, reply, unixTime } from "./common.ts";
 
 export const httpUrl = z.string().check(
   z.refine((v) => {
@@ -15,7 +15,7 @@ export const httpUrl = z.string().check(
 
 const name = z.string().check(z.trim(), z.minLength(1), z.maxLength(255));
 
-export const createInboxBody = z.object({
+export const createInboxBody = lazy(() => z.object({
   name,
   channel: z.object({
     type: z.enum(["api", "web_widget"]),
@@ -23,14 +23,14 @@ export const createInboxBody = z.object({
   }),
   greeting_enabled: z.optional(z.boolean()),
   greeting_message: z.optional(z.string().check(z.maxLength(1000))),
-});
+}));
 
-export const updateInboxBody = z.object({
+export const updateInboxBody = lazy(() => z.object({
   name: z.optional(name),
   channel: z.optional(z.object({ website_url: z.optional(httpUrl) })),
   greeting_enabled: z.optional(z.boolean()),
   greeting_message: z.optional(z.nullable(z.string().check(z.maxLength(1000)))),
-});
+}));
 
 // ---------------------------------------------------------------- replies
 

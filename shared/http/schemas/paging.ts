@@ -1,5 +1,6 @@
 /** Query fields of API.md's Common rules: `page`, `per` (non-integer 422, outside clamped), `cursor`. */
 import * as z from "zod/mini";
+import { lazy } from "../../lazy.ts";
 import { decodeCursor, DEFAULT_PER, MAX_PER, type PageRequest } from "../../domain/paging.ts";
 
 const integer = z.string().check(z.regex(/^-?\d{1,15}$/));
@@ -23,7 +24,7 @@ export const pagingShape = {
 
 export const pageRequest = (q: { page: number; per: number; cursor: number | undefined }): PageRequest => ({ page: q.page, per: q.per, afterId: q.cursor });
 
-export const pageQuery = z.object(pagingShape);
+export const pageQuery = lazy(() => z.object(pagingShape));
 
 /** A positive integer in a query string (ids, unix seconds). */
 export const queryInt = z.pipe(

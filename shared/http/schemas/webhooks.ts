@@ -29,7 +29,7 @@ const inboxId = z.nullable(z.number().check(z.int(), z.positive()));
 
 const WRAPPED = { description: 'Also accepted wrapped as {"webhook": {...}} (Chatwoot clients send that).' };
 
-export const createWebhookBody = z.pipe(
+export const createWebhookBody = lazy(() => z.pipe(
   z.transform(unwrap),
   z.object({
     url: httpUrl,
@@ -38,9 +38,9 @@ export const createWebhookBody = z.pipe(
     webhook_type: z.optional(webhookType),
     inbox_id: z.optional(inboxId),
   }).register(z.globalRegistry, WRAPPED),
-);
+));
 
-export const updateWebhookBody = z.pipe(
+export const updateWebhookBody = lazy(() => z.pipe(
   z.transform(unwrap),
   z.object({
     url: z.optional(httpUrl),
@@ -49,7 +49,7 @@ export const updateWebhookBody = z.pipe(
     webhook_type: z.optional(webhookType),
     inbox_id: z.optional(inboxId),
   }).register(z.globalRegistry, WRAPPED),
-);
+));
 
 /** `page` (1-based) and `per` (default 25, 1..100): a non-integer is 422, a value outside is clamped. */
 const intParam = (dflt: number, min: number, max: number) =>
@@ -58,11 +58,11 @@ const intParam = (dflt: number, min: number, max: number) =>
     z.transform((v) => (v === undefined ? dflt : Math.min(max, Math.max(min, Number(v))))),
   );
 
-export const listQuery = z.object({
+export const listQuery = lazy(() => z.object({
   page: intParam(1, 1, 1_000_000),
   per: intParam(25, 1, 100),
   cursor: z.optional(z.string().check(z.maxLength(2048))),
-});
+}));
 
 // ---------------------------------------------------------------- replies
 
