@@ -27,6 +27,12 @@ import { startSandbox, type Sandbox } from "../../infra/local/sandbox.ts";
 
 process.env["AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED"] ??= "true";
 const OUT_FILE = join(ROOT, "docs", "bench", "webhooks.json");
+/**
+ * `BENCH_ALTERNATING_ROUNDS=N` runs only the alternating comparison, N rounds of 16 blocks (4 min
+ * each), for a tighter estimate of the sleeper's effect; it writes webhooks-alternating.json.
+ */
+const ALT_ONLY_ROUNDS = Number(process.env["BENCH_ALTERNATING_ROUNDS"] ?? 0);
+const ALT_OUT_FILE = join(ROOT, "docs", "bench", "webhooks-alternating.json");
 /** WEBHOOK_TIMEOUT for the run, and the sleeping receiver's delay (past it). */
 const TIMEOUT_S = 3;
 const SLEEP_MS = 4000;
@@ -236,10 +242,10 @@ async function main(): Promise<void> {
    * a placebo: the same pooled ratio between alternate A blocks, which differ by nothing but time.
    * Retries of a B block's events may land in the next block: that spill-over only narrows the gap.
    */
-  async function alternating(): Promise<Alternating> {
+  async function alternating(rounds = 1): Promise<Alternating> {
     const BLOCK_S = 15;
     const SETTLE_S = 2;
-    const order = [..."ABBABAABBAABABBA"] as ("A" | "B")[];
+    const order = [..."ABBABAABBAABABBA".repeat(rounds)] as ("A" | "B")[];
     run++;
     const hookIds: number[] = [];
     for (let i = 0; i < 10; i++) {
@@ -320,6 +326,19 @@ async function main(): Promise<void> {
   try {
     // Warm-up: module imports, connections, DynamoDB Local's JIT.
     await scenario("warm-up", { webhooks: 5, events: 30 });
+    if (ALT_ONLY_ROUNDS > 0) {
+      const alt = await alternating(ALT_ONLY_ROUNDS);
+      console.log(
+        `alternating ${alt.blocks.length} blocks of ${alt.blockSeconds} s: A p99 ${alt.healthy.p99Ms} ms, B p99 ${alt.sleeping.p99Ms} ms;` +
+          ` pooled ratio ${alt.pooledP99Ratio} (90 % interval ${alt.pooledP99Ratio90.join("-")}); median block p99 ratio ${alt.medianBlockP99Ratio};` +
+          ` placebo ${alt.placeboPooledP99Ratio}; missing ${alt.missing}`,
+      );
+      await mkdir(join(ROOT, "docs", "bench"), { recursive: true });
+      const machine = { cpus: availableParallelism(), model: cpus()[0]?.model ?? "unknown", node: process.version, loadavg1mAtStart, loadavg1mAtEnd: Number(loadavg()[0]!.toFixed(1)) };
+      await writeFile(ALT_OUT_FILE, `${JSON.stringify({ generatedAt: new Date().toISOString(), machine, settings: { WEBHOOK_TIMEOUT: TIMEOUT_S, sleepingReceiverMs: SLEEP_MS }, alternating: alt }, null, 2)}\n`);
+      console.log(`written to ${ALT_OUT_FILE}`);
+      return;
+    }
     const ceilingBefore = await putCeiling();
     const rows: Row[] = [];
     rows.push(await scenario("throughput, 1 webhook", { webhooks: 1, events: 300 }));
