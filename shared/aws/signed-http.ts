@@ -16,16 +16,35 @@ export type Credentials = AwsCredentialIdentity | Provider<AwsCredentialIdentity
 export interface SignedClient {
   readonly signer: SignatureV4;
   readonly http: NodeHttpHandler;
+  /** No attempt starts later than this after the first. */
+  readonly retryWindowMs: number;
 }
+
+/**
+ * Per attempt: 1 s to connect, 3 s in all (enforced: `throwOnRequestTimeout`; the handler only
+ * warns by default). With the retries below a call ends within ~8.5 s, inside the functions'
+ * 10-s Lambda timeout, so a hung endpoint yields our error (logged, 5xx) rather than a killed
+ * invocation.
+ */
+const CONNECT_TIMEOUT_MS = 1000;
+const REQUEST_TIMEOUT_MS = 3000;
+/** No attempt starts later than this after the first. */
+const RETRY_WINDOW_MS = 5000;
 
 /**
  * One signer and connection pool per service. Credentials: Lambda's role, from the environment.
  * `s3` selects S3's signing rules (the path is not escaped twice).
  */
-export function signedClient(service: string, region: string, credentials: Credentials = fromEnv()): SignedClient {
+export function signedClient(
+  service: string,
+  region: string,
+  credentials: Credentials = fromEnv(),
+  timeouts: { readonly connectMs: number; readonly requestMs: number; readonly retryWindowMs: number } = { connectMs: CONNECT_TIMEOUT_MS, requestMs: REQUEST_TIMEOUT_MS, retryWindowMs: RETRY_WINDOW_MS },
+): SignedClient {
   return {
     signer: new SignatureV4({ service, region, credentials, sha256: Hash.bind(null, "sha256"), uriEscapePath: service !== "s3", applyChecksum: true }),
-    http: new NodeHttpHandler({ connectionTimeout: 3000, requestTimeout: 15_000 }),
+    http: new NodeHttpHandler({ connectionTimeout: timeouts.connectMs, requestTimeout: timeouts.requestMs, socketTimeout: timeouts.requestMs, throwOnRequestTimeout: true }),
+    retryWindowMs: timeouts.retryWindowMs,
   };
 }
 
@@ -53,8 +72,9 @@ async function bodyText(body: unknown): Promise<string> {
 
 /**
  * Signs and sends `build()`'s request (signed again per attempt: signatures are dated); 2xx
- * returns the body text. 5xx, 429 and network errors are retried (3 attempts, jittered backoff);
- * anything else throws AwsCallError with `errorCode(body, headers)` or the status.
+ * returns the body text. 5xx, 429 and network errors are retried (up to 3 attempts, jittered
+ * backoff, none started more than `retryWindowMs` after the first); anything else throws
+ * AwsCallError with `errorCode(body, headers)` or the status.
  */
 export async function sendSigned(
   client: SignedClient,
@@ -62,6 +82,7 @@ export async function sendSigned(
   build: () => HttpRequest,
   errorCode: (text: string, headers: Record<string, string>) => string | undefined,
 ): Promise<string> {
+  const started = Date.now();
   for (let attempt = 1; ; attempt++) {
     let status: number | undefined;
     let code: string;
@@ -74,7 +95,8 @@ export async function sendSigned(
     } catch (err) {
       code = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
     }
-    if (attempt >= MAX_ATTEMPTS || !retryable(status)) throw new AwsCallError(operation, status, code);
-    await new Promise((r) => setTimeout(r, Math.random() * 100 * 2 ** attempt));
+    const backoff = Math.random() * 100 * 2 ** attempt;
+    if (attempt >= MAX_ATTEMPTS || !retryable(status) || Date.now() - started + backoff > client.retryWindowMs) throw new AwsCallError(operation, status, code);
+    await new Promise((r) => setTimeout(r, backoff));
   }
 }
