@@ -5,7 +5,7 @@
  * `npm run build` runs this file and prints the bundle sizes; the CDK app and the cold-start
  * benchmark call `buildFunctions()`.
  */
-import { build } from "esbuild";
+import { build, type Plugin } from "esbuild";
 import { mkdir, writeFile } from "node:fs/promises";
 import { join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -29,6 +29,18 @@ export const extraFunctions: string[] = [
 
 /** What `@aws-sdk/credential-provider-node` is replaced with (see the shim's comment). */
 export const CREDENTIAL_SHIM = join(ROOT, "infra", "bundle", "credential-provider.ts");
+
+/** What @middy/core gets for `node:stream/web` and `node:stream/promises` (see the shim's comment). */
+export const MIDDY_STREAMS_SHIM = join(ROOT, "infra", "bundle", "middy-streams.ts");
+
+const lazyMiddyStreams: Plugin = {
+  name: "lazy-middy-streams",
+  setup(b) {
+    b.onResolve({ filter: /^node:stream\/(web|promises)$/ }, (args) =>
+      /[\\/]@middy[\\/]core[\\/]/.test(args.importer) ? { path: MIDDY_STREAMS_SHIM } : undefined,
+    );
+  },
+};
 
 /**
  * Some bundled CommonJS dependencies `require()` Node builtins; an ES module has no `require`,
@@ -78,6 +90,7 @@ export async function buildFunctions(opts: BuildOptions = {}): Promise<BuiltFunc
     mainFields: ["module", "main"],
     banner: { js: REQUIRE_BANNER },
     alias: { "@aws-sdk/credential-provider-node": CREDENTIAL_SHIM },
+    plugins: [lazyMiddyStreams],
     legalComments: "none",
     metafile: true,
     logLevel: "warning",

@@ -4,11 +4,11 @@
  */
 import { App } from "aws-cdk-lib";
 import { Template } from "aws-cdk-lib/assertions";
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildFunctions, extraFunctions } from "../../infra/build.ts";
+import { buildFunctions, extraFunctions, MAX_BUNDLE_BYTES, type BuiltFunction } from "../../infra/build.ts";
 import { buildApp, DEFAULT_MEMORY_MB, DEFAULT_TIMEOUT_SECONDS, STAGES } from "../../infra/stack.ts";
 import type { Stage } from "../../infra/stack.ts";
 import { mainTable, throttleTable } from "../../shared/db/table.ts";
@@ -33,6 +33,7 @@ const largest = (values: (number | undefined)[]): number | undefined =>
   values.some((v) => v !== undefined) ? Math.max(...values.filter((v) => v !== undefined)) : undefined;
 
 let assetsDir = "";
+let built: BuiltFunction[] = [];
 const templates = new Map<Stage, Template>();
 let passThrough: Template;
 
@@ -106,13 +107,31 @@ function actionsOn(t: Template, fnId: string, tableId: string): Set<string> {
 
 beforeAll(async () => {
   assetsDir = await mkdtemp(join(tmpdir(), "conversa-infra-"));
-  await buildFunctions({ outDir: assetsDir });
+  built = await buildFunctions({ outDir: assetsDir });
   for (const stage of STAGES) templates.set(stage, synth({ stage }));
   passThrough = synth({ stage: "production", THROTTLE_LIMIT: "5000", THROTTLE_ALLOWED_IPS: ["10.0.0.0/8", "1.2.3.4"] });
 }, 120_000);
 
 afterAll(async () => {
   if (assetsDir) await rm(assetsDir, { recursive: true, force: true });
+});
+
+describe("bundles", () => {
+  it("keeps every function within the size limit", () => {
+    expect(built.length).toBe(fnNames.length + extraFunctions.length);
+    expect(built.filter((b) => b.bytes > MAX_BUNDLE_BYTES).map((b) => b.fn)).toEqual([]);
+  });
+
+  it("leaves out what a cold start need not load: web streams (middy's streaming path), whole S3/SES clients", async () => {
+    const meta = JSON.parse(await readFile(join(assetsDir, "meta.json"), "utf8")) as { outputs: Record<string, { inputs: Record<string, unknown> }> };
+    for (const b of built) {
+      const code = await readFile(b.outfile, "utf8");
+      expect(code, b.fn).not.toMatch(/from\s*"node:stream\/web"/);
+    }
+    const inputs = Object.values(meta.outputs).flatMap((o) => Object.keys(o.inputs));
+    expect(inputs.filter((i) => /@aws-sdk\/(client-s3|client-sesv2|s3-request-presigner)\//.test(i))).toEqual([]);
+    expect(inputs.some((i) => i.endsWith("infra/bundle/middy-streams.ts"))).toBe(true);
+  });
 });
 
 describe("route table parity", () => {
