@@ -1,7 +1,8 @@
 /** Bodies and queries of the authentication and access-token routes (issue 7). */
 import * as z from "zod/mini";
 import { ValidationError } from "../../domain/errors.ts";
-import { lazy, emptyReply, named, pageMetaView, reply, unixTime } from "./common.ts";
+import { lazy } from "../../lazy.ts";
+import { emptyReply, named, pageMetaView, reply, unixTime } from "./common.ts";
 
 /** Long enough for any address (RFC 5321: 254) and any pass phrase; bounded so scrypt input stays small. */
 const email = z.string().check(z.trim(), z.minLength(1), z.maxLength(320));

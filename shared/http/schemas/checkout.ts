@@ -5,7 +5,8 @@ import { normalizeCnpj } from "../../domain/checkout/cnpj.ts";
 import { normalizeBrazilianPhone } from "../../domain/checkout/phone.ts";
 import { MAX_ADDITIONAL_INBOXES } from "../../domain/checkout/pricing.ts";
 import type { Customer } from "../../domain/checkout/checkout.ts";
-import { lazy, named, reply, unixTime, type ReplySpec } from "./common.ts";
+import { lazy } from "../../lazy.ts";
+import { named, reply, unixTime, type ReplySpec } from "./common.ts";
 
 const text = (max: number) => z.string().check(z.trim(), z.minLength(1), z.maxLength(max));
 

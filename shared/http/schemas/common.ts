@@ -10,10 +10,11 @@ import { lazy } from "../../lazy.ts";
 /** Named schemas (`components.schemas` of the OpenAPI document), by id. */
 export const components = z.registry<{ id: string; description?: string }>();
 
-/** Reply schemas are lazy (shared/lazy.ts): production never checks them. */
-export { lazy };
 
-/** A named schema (an OpenAPI component), built and registered on first use. */
+/**
+ * A named schema (an OpenAPI component), built and registered on first use (shared/lazy.ts): reply
+ * schemas are checked outside production only, so production never builds them.
+ */
 export function named<T extends z.ZodMiniType>(id: string, build: () => T, description?: string): () => T {
   return lazy(() => {
     const schema = build();

@@ -1,6 +1,7 @@
 import * as z from "zod/mini";
 import { pagingShape } from "./paging.ts";
-import { lazy, named, pageMetaView, reply, unixTime } from "./common.ts";
+import { lazy } from "../../lazy.ts";
+import { named, pageMetaView, reply, unixTime } from "./common.ts";
 
 const name = z.string().check(z.trim(), z.minLength(1), z.maxLength(255));
 const email = z.string().check(z.trim(), z.maxLength(320), z.regex(/^[^\s@]+@[^\s@]+\.[^\s@]+$/));
@@ -30,44 +31,33 @@ export const searchContactsQuery = lazy(() => z.object({
 
 // ---------------------------------------------------------------- replies
 
+/** What a contact shows wherever it appears (C of API.md, and `meta.sender` of a conversation). */
+const contactViewFields = () => ({
+  id: z.int(),
+  name: z.string(),
+  email: z.nullable(z.string()),
+  phone_number: z.nullable(z.string()),
+  identifier: z.nullable(z.string()),
+  thumbnail: z.string(),
+  custom_attributes: attrs,
+  additional_attributes: attrs,
+});
+
 export const contactView = named(
   "Contact",
-  () => z.looseObject({
-    id: z.int(),
-    account_id: z.int(),
-    name: z.string(),
-    email: z.nullable(z.string()),
-    phone_number: z.nullable(z.string()),
-    identifier: z.nullable(z.string()),
-    thumbnail: z.string(),
-    custom_attributes: attrs,
-    additional_attributes: attrs,
-    created_at: unixTime,
-    updated_at: unixTime,
-    last_activity_at: z.nullable(unixTime),
-  }),
+  () => {
+    const { id, ...shown } = contactViewFields();
+    return z.looseObject({ id, account_id: z.int(), ...shown, created_at: unixTime, updated_at: unixTime, last_activity_at: z.nullable(unixTime) });
+  },
   "C of API.md.",
 );
 
 /** The contact as embedded in a conversation (`meta.sender`). */
-export const contactRefView = named(
-  "ContactRef",
-  () => z.looseObject({
-    id: z.int(),
-    name: z.string(),
-    email: z.nullable(z.string()),
-    phone_number: z.nullable(z.string()),
-    identifier: z.nullable(z.string()),
-    thumbnail: z.string(),
-    custom_attributes: attrs,
-    additional_attributes: attrs,
-    type: z.literal("contact"),
-  }),
-);
+export const contactRefView = named("ContactRef", () => z.looseObject({ ...contactViewFields(), type: z.literal("contact") }));
 
 const contactPage = lazy(() => z.looseObject({ meta: pageMetaView(), payload: z.array(contactView()) }));
 
 export const contactCreatedReply = reply(() => z.looseObject({ payload: z.looseObject({ contact: contactView() }) }), "The new contact");
 export const contactReply = reply(() => z.looseObject({ payload: contactView() }), "The contact");
-export const contactListReply = reply(() => contactPage(), "One page of the account's contacts");
-export const contactSearchReply = reply(() => contactPage(), "One page of the matching contacts");
+export const contactListReply = reply(contactPage, "One page of the account's contacts");
+export const contactSearchReply = reply(contactPage, "One page of the matching contacts");

@@ -2,7 +2,8 @@ import * as z from "zod/mini";
 import { PRIORITIES, STATUSES } from "../../domain/conversations.ts";
 import { pagingShape, queryInt } from "./paging.ts";
 import { contactRefView } from "./contacts.ts";
-import { lazy, named, pageMetaView, reply, unixTime, type ReplySpec } from "./common.ts";
+import { lazy } from "../../lazy.ts";
+import { named, pageMetaView, reply, unixTime, type ReplySpec } from "./common.ts";
 
 const id = z.number().check(z.int(), z.positive());
 const attrs = z.record(z.string(), z.unknown());

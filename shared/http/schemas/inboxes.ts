@@ -1,6 +1,7 @@
 import * as z from "zod/mini";
 import { CHANNEL_TYPES } from "../../domain/inboxes.ts";
-import { lazy, attrs, named, reply, unixTime } from "./common.ts";
+import { lazy } from "../../lazy.ts";
+import { attrs, named, reply, unixTime } from "./common.ts";
 
 export const httpUrl = z.string().check(
   z.refine((v) => {

@@ -1,6 +1,7 @@
 import * as z from "zod/mini";
 import { EVENT_NAMES, isEventName, type EventName } from "../../events/catalog.ts";
-import { emptyReply, lazy, named, pageMetaView, refView, reply, unixTime } from "./common.ts";
+import { lazy } from "../../lazy.ts";
+import { emptyReply, named, pageMetaView, refView, reply, unixTime } from "./common.ts";
 import { httpUrl } from "./inboxes.ts";
 
 /** Chatwoot clients send `{"webhook":{...}}`; others the fields plainly. */

@@ -1,7 +1,8 @@
 import * as z from "zod/mini";
 import { AVG_METRICS, COUNT_METRICS } from "../../domain/reports.ts";
 import { queryInt } from "./paging.ts";
-import { lazy, reply, unixTime, type ReplySpec } from "./common.ts";
+import { lazy } from "../../lazy.ts";
+import { reply, unixTime, type ReplySpec } from "./common.ts";
 
 export const widgetQuery = lazy(() => z.object({ website_token: z.string().check(z.minLength(1), z.maxLength(100)) }));
 
