@@ -3,7 +3,7 @@ import { BatchWriteCommand, QueryCommand } from "@aws-sdk/lib-dynamodb";
 import type { Contact, ContactStore } from "../domain/contacts.ts";
 import { ValidationError } from "../domain/errors.ts";
 import type { DomainEvent } from "../events/outbox.ts";
-import type { SearchPlan } from "../domain/search-index.ts";
+import { candidatesOf, type SearchPlan } from "../domain/search-index.ts";
 import { accountsRepo } from "./accounts-repo.ts";
 import { cancelledOnCondition, db, failedConditionIndexes, mainTableName } from "./client.ts";
 import { getItem, guardConcurrent, newRev, nextAccountScopedId, remember, revOf, strip, transact, type TransactItem } from "./items.ts";
@@ -12,8 +12,12 @@ import { batchGet, prefixRange, queryAll, readRange } from "./query.ts";
 
 const TX_LIMIT = 100;
 const UPDATABLE = ["name", "email", "phone_number", "identifier", "custom_attributes", "additional_attributes", "updated_at"] as const;
-/** Posting lists are read in rounds (first page small, then x4 up to the max); the first exhausted list wins. */
-const POSTING_FIRST_PAGE = 40;
+/**
+ * Posting lists are read in rounds (first page, then x4 up to the max); the first exhausted list
+ * bounds the candidates. A first page of 200 sk-only postings (~6 KB) costs DynamoDB Local about
+ * what 40 do (4.4 ms for 40, 5.2 for 250, 8.2 for 400 on one run) and spares most searches a round.
+ */
+const POSTING_FIRST_PAGE = 200;
 const POSTING_MAX_PAGE = 1000;
 const CONTACT_ID_MAX = 9_999_999_999;
 
@@ -78,11 +82,13 @@ async function postingIds(accountId: number, plan: SearchPlan): Promise<number[]
     });
     return [...new Set(items.map((i) => idFromPostingSk(String(i["sk"]))))];
   }
-  // Rarest first without statistics: read every list a page at a time, stop at the first one that ends.
+  // Rarest first without statistics: read every list a page at a time (ids ascending), stop at the
+  // first one that ends; the others prune its ids as far as they have been read.
   const lists = plan.trigrams.map((tri) => ({
     pk: keys.contactTrigramPartition(accountId, [...tri][0]!).pk,
     prefix: `${tri}#`,
     ids: new Set<number>(),
+    last: 0,
     start: undefined as Record<string, unknown> | undefined,
     done: false,
   }));
@@ -99,17 +105,17 @@ async function postingIds(accountId: number, plan: SearchPlan): Promise<number[]
             ExclusiveStartKey: l.start,
           }),
         );
-        for (const i of out.Items ?? []) l.ids.add(idFromPostingSk(String(i["sk"])));
+        for (const i of out.Items ?? []) {
+          const id = idFromPostingSk(String(i["sk"]));
+          l.ids.add(id);
+          l.last = Math.max(l.last, id);
+        }
         l.start = out.LastEvaluatedKey;
         l.done = !l.start;
       }),
     );
-    const finished = lists.filter((l) => l.done).sort((a, b) => a.ids.size - b.ids.size);
-    if (finished.length) {
-      const smallest = finished[0]!.ids;
-      // Lists that also ended prune the candidates further (a match is in every list).
-      return [...smallest].filter((id) => finished.every((l) => l.ids.has(id)));
-    }
+    const candidates = candidatesOf(lists);
+    if (candidates) return candidates;
   }
 }
 

@@ -5,7 +5,7 @@
  * position starts a trigram. Then:
  * - a query of 3+ characters needs every one of its trigrams: the repository reads the posting
  *   lists of a few of them in rounds and stops at the first exhausted (smallest) one, whose
- *   contacts are the candidates;
+ *   contacts, less those another list rules out (candidatesOf), are the candidates;
  * - a query of 1-2 characters is a prefix of the trigrams starting at each occurrence: one
  *   `begins_with` over the partition of its first character.
  * Candidates are always verified against the contact itself, so a stale posting can only cost a
@@ -62,3 +62,23 @@ export function planSearch(q: string): SearchPlan {
 
 /** The verification every candidate goes through: a substring of one field. */
 export const matchesContact = (c: SearchableContact, q: string): boolean => fieldsOf(c).some((f) => f.includes(q));
+
+/** What has been read of one posting list: ids ascending, so `last` is the highest so far. */
+export interface PostingRead {
+  readonly ids: ReadonlySet<number>;
+  readonly last: number;
+  /** The whole list has been read. */
+  readonly done: boolean;
+}
+
+/**
+ * The candidates of a trigram search once at least one list has been read to its end: the ids of
+ * the smallest ended list that every list holds or has not read up to yet (a match holds every
+ * trigram; a list read up to `last` rules out every id ≤ `last` it does not hold). `undefined`
+ * while no list has ended: read another page.
+ */
+export function candidatesOf(lists: readonly PostingRead[]): number[] | undefined {
+  const smallest = lists.filter((l) => l.done).sort((a, b) => a.ids.size - b.ids.size)[0];
+  if (!smallest) return undefined;
+  return [...smallest.ids].filter((id) => lists.every((l) => l.ids.has(id) || (!l.done && id > l.last)));
+}

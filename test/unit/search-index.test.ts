@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { contactTrigrams, END, matchesContact, MAX_TRIGRAMS, normalize, planSearch, QUERY_TRIGRAMS } from "../../shared/domain/search-index.ts";
+import { candidatesOf, contactTrigrams, END, matchesContact, MAX_TRIGRAMS, normalize, planSearch, QUERY_TRIGRAMS } from "../../shared/domain/search-index.ts";
 
 const contact = (name: string, email: string | null = null) => ({ name, email, phone_number: null, identifier: null });
 
@@ -28,5 +28,17 @@ describe("contact search index", () => {
     expect(matchesContact(contact("Ana Lima", "al@x.io"), normalize("LIMA"))).toBe(true);
     expect(matchesContact(contact("Ana", "lima@x.io"), "analima")).toBe(false);
     expect(normalize(" A\u0001B ")).toBe("ab");
+  });
+
+  it("takes the candidates from the smallest ended list, pruned by every list as far as it was read", () => {
+    const list = (ids: number[], done: boolean) => ({ ids: new Set(ids), last: Math.max(0, ...ids), done });
+    // Nothing ended yet: another page is needed.
+    expect(candidatesOf([list([1, 2, 3], false), list([2, 3, 4], false)])).toBeUndefined();
+    // The ended list [3, 7, 12, 40] against a list read up to 10 that holds 3 and 5: 7 is ruled
+    // out (read past, not held), 12 and 40 are not reached yet and stay candidates.
+    expect(candidatesOf([list([1, 3, 5, 10], false), list([3, 7, 12, 40], true)])).toEqual([3, 12, 40]);
+    // Two ended lists: the smaller one is walked, the other is a plain intersection.
+    expect(candidatesOf([list([2, 4, 6, 8, 10], true), list([4, 9, 10], true), list([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11], false)])).toEqual([4, 10]);
+    expect(candidatesOf([list([], true), list([1, 2], false)])).toEqual([]);
   });
 });
