@@ -11,7 +11,9 @@
  * runs), so that a drift of the machine or of DynamoDB Local's growing table over the ~3 minutes
  * is not counted as the sleeper's effect. Last, an alternating run (one webhook set, the tenth
  * receiver sleeping in half of 16 blocks of 15 s, ABBA BAAB BAAB ABBA) compares the two arms within
- * one stretch of time, with a bootstrap interval over blocks and an A-against-A placebo.
+ * one stretch of time, with a bootstrap interval over blocks and an A-against-A placebo; and a
+ * paired run: two accounts side by side, events interleaved one by one, ten healthy receivers in
+ * one and nine plus the sleeper in the other, so that both arms live through the same seconds.
  * Prints a table and writes docs/bench/webhooks.json. Never asserts.
  */
 import { createServer, type Server } from "node:http";
@@ -24,6 +26,7 @@ import { ensureTable, localClient } from "../../infra/local/dynamo.ts";
 import { db } from "../../shared/db/client.ts";
 import { mainTable } from "../../shared/db/table.ts";
 import { startSandbox, type Sandbox } from "../../infra/local/sandbox.ts";
+import { makeAccount } from "../support/fixtures.ts";
 
 process.env["AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED"] ??= "true";
 const OUT_FILE = join(ROOT, "docs", "bench", "webhooks.json");
@@ -33,6 +36,12 @@ const OUT_FILE = join(ROOT, "docs", "bench", "webhooks.json");
  */
 const ALT_ONLY_ROUNDS = Number(process.env["BENCH_ALTERNATING_ROUNDS"] ?? 0);
 const ALT_OUT_FILE = join(ROOT, "docs", "bench", "webhooks-alternating.json");
+/**
+ * `BENCH_PAIRED_SECONDS=N` runs only the paired comparison for N seconds (default in the full run:
+ * 240); it writes webhooks-paired.json.
+ */
+const PAIRED_ONLY_SECONDS = Number(process.env["BENCH_PAIRED_SECONDS"] ?? 0);
+const PAIRED_OUT_FILE = join(ROOT, "docs", "bench", "webhooks-paired.json");
 /** WEBHOOK_TIMEOUT for the run, and the sleeping receiver's delay (past it). */
 const TIMEOUT_S = 3;
 const SLEEP_MS = 4000;
@@ -117,6 +126,24 @@ interface Alternating {
   readonly placeboPooledP99Ratio: number;
 }
 
+interface Paired {
+  readonly seconds: number;
+  readonly chunkSeconds: number;
+  readonly eventsPerSec: number;
+  readonly missing: number;
+  /** Account X: ten healthy receivers; the figures are those of nine of them. */
+  readonly healthy: { n: number; p50Ms: number; p99Ms: number };
+  /** Account Y: nine healthy receivers and one sleeping past the timeout; the nine's figures. */
+  readonly sleeping: { n: number; p50Ms: number; p99Ms: number };
+  readonly pooledP99Ratio: number;
+  readonly p50Ratio: number;
+  /** 5th and 95th percentiles of the ratio over 2000 resamplings of time chunks (both arms together). */
+  readonly pooledP99Ratio90: readonly [number, number];
+  /** X's odd events against X's even ones: the same estimator between arms that differ by nothing. */
+  readonly placeboPooledP99Ratio: number;
+  readonly placeboPooledP99Ratio90: readonly [number, number];
+}
+
 async function main(): Promise<void> {
   // The machine is shared: the load average is part of the result.
   const loadavg1mAtStart = Number(loadavg()[0]!.toFixed(1));
@@ -124,16 +151,17 @@ async function main(): Promise<void> {
   const { accountId, adminApiKey } = sandbox.info;
   const api = sandbox.info.apiBase.replace("localhost", "127.0.0.1");
   const rx = await startReceivers();
-  const call = async (method: string, path: string, body?: unknown) => {
-    const res = await fetch(`${api}/api/v1/accounts/${accountId}${path}`, {
+  const callAs = async (as: { accountId: number; key: string }, method: string, path: string, body?: unknown) => {
+    const res = await fetch(`${api}/api/v1/accounts/${as.accountId}${path}`, {
       method,
-      headers: { "content-type": "application/json", api_access_token: adminApiKey },
+      headers: { "content-type": "application/json", api_access_token: as.key },
       ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
     });
     const text = await res.text();
     if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${text}`);
     return text ? (JSON.parse(text) as any) : undefined;
   };
+  const call = (method: string, path: string, body?: unknown) => callAs({ accountId, key: adminApiKey }, method, path, body);
 
   /**
    * Calibration: conditional PutItems/s this DynamoDB Local sustains right now (50 in flight, on a
@@ -323,9 +351,124 @@ async function main(): Promise<void> {
     };
   }
 
+  /**
+   * The sleeper's effect with the machine's swings cancelled: two accounts side by side for
+   * `seconds`, their events interleaved one by one (10 events/s in all, as the paced runs). X has
+   * ten healthy receivers; Y has nine and one that sleeps past the timeout. Both arms live through
+   * the same stalls of the same seconds, so what differs between them is what Y's sleeper does to
+   * the deliveries of Y's own events (its nine siblings), beside the same pollers and queues. Work
+   * the sleeper adds to the whole process (its held sockets, timeouts, retries) weighs on both arms
+   * alike: the alternating comparison is the one that sees that. The interval resamples 5-s chunks
+   * of time with both arms in them; the placebo splits X's own events into odd and even.
+   */
+  async function paired(seconds: number): Promise<Paired> {
+    const CHUNK_S = 5;
+    const SETTLE_S = 3;
+    const RATE = 10;
+    run++;
+    const other = await makeAccount("Bench paired");
+    const arms = [
+      { name: "x", as: { accountId, key: adminApiKey } },
+      { name: "y", as: { accountId: other.accountId, key: other.adminKey } },
+    ] as const;
+    const hookIds: { arm: (typeof arms)[number]; id: number }[] = [];
+    for (const arm of arms) {
+      for (let i = 0; i < 10; i++) {
+        const path = arm.name === "y" && i === 0 ? `/sleepy/${run}/y/${i}` : `/r/${run}/${arm.name}/${i}`;
+        hookIds.push({ arm, id: (await callAs(arm.as, "POST", "/webhooks", { url: `${rx.base}${path}`, subscriptions: ["inbox_created"] })).payload.webhook.id });
+      }
+    }
+    const started = new Map<string, { t: number; chunk: number; odd: boolean }>();
+    const total = seconds * RATE;
+    const t0 = performance.now();
+    const pending: Promise<void>[] = [];
+    for (let i = 0; i < total; i++) {
+      const due = t0 + (i * 1000) / RATE;
+      const wait = due - performance.now();
+      if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+      const arm = arms[i % 2]!;
+      const settled = i >= SETTLE_S * RATE;
+      const chunk = Math.floor(i / (CHUNK_S * RATE));
+      const odd = Math.floor(i / 2) % 2 === 1;
+      pending.push(
+        (async () => {
+          const t = performance.now();
+          const inbox = (await callAs(arm.as, "POST", "/inboxes", { name: `bench ${run}`, channel: { type: "api" } })) as { id: number };
+          if (settled) started.set(`${arm.name}:${inbox.id}`, { t, chunk, odd });
+        })(),
+      );
+    }
+    await Promise.all(pending);
+    // Nine receivers per arm: webhook 0 is the sleeper in Y, and left out of X to match.
+    const counted = (a: Arrival) => a.path.startsWith(`/r/${run}/`) && !a.path.endsWith("/0");
+    const expected = started.size * 9;
+    const deadline = performance.now() + 30_000;
+    const mine = () => rx.arrivals.filter(counted);
+    while (new Set(mine().map((a) => a.webhookId)).size < expected && performance.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    const first = new Map<string, Arrival>();
+    for (const a of mine()) if (!first.has(a.webhookId)) first.set(a.webhookId, a);
+    const chunks = Math.ceil(total / (CHUNK_S * RATE));
+    const lat = { x: Array.from({ length: chunks }, () => [] as number[]), y: Array.from({ length: chunks }, () => [] as number[]) };
+    const xOddEven = { odd: Array.from({ length: chunks }, () => [] as number[]), even: Array.from({ length: chunks }, () => [] as number[]) };
+    for (const a of first.values()) {
+      const armName = a.path.split("/")[3] as "x" | "y";
+      const s = started.get(`${armName}:${a.inboxId}`);
+      if (!s) continue;
+      lat[armName][s.chunk]!.push(a.at - s.t);
+      if (armName === "x") xOddEven[s.odd ? "odd" : "even"][s.chunk]!.push(a.at - s.t);
+    }
+    for (const h of hookIds) await callAs(h.arm.as, "DELETE", `/webhooks/${h.id}`);
+    const all = (per: number[][], ix: number[]) => ix.flatMap((c) => per[c]!);
+    const every = Array.from({ length: chunks }, (_, c) => c);
+    const ratioOf = (b: number[][], a: number[][], ix: number[]) => quantile(all(b, ix), 0.99) / quantile(all(a, ix), 0.99);
+    let seed = 54321;
+    const rand = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32);
+    const interval = (b: number[][], a: number[][]): [number, number] => {
+      const boot: number[] = [];
+      for (let k = 0; k < 2000; k++) {
+        const ix = every.map(() => every[Math.floor(rand() * every.length)]!);
+        boot.push(ratioOf(b, a, ix));
+      }
+      return [Number(quantile(boot, 0.05).toFixed(2)), Number(quantile(boot, 0.95).toFixed(2))];
+    };
+    const figures = (per: number[][]) => {
+      const xs = all(per, every);
+      return { n: xs.length, p50Ms: Math.round(quantile(xs, 0.5)), p99Ms: Math.round(quantile(xs, 0.99)) };
+    };
+    const healthy = figures(lat.x);
+    const sleeping = figures(lat.y);
+    console.error("  paired: done");
+    return {
+      seconds,
+      chunkSeconds: CHUNK_S,
+      eventsPerSec: RATE,
+      missing: Math.max(0, expected - first.size),
+      healthy,
+      sleeping,
+      pooledP99Ratio: Number(ratioOf(lat.y, lat.x, every).toFixed(2)),
+      p50Ratio: Number((quantile(all(lat.y, every), 0.5) / quantile(all(lat.x, every), 0.5)).toFixed(2)),
+      pooledP99Ratio90: interval(lat.y, lat.x),
+      placeboPooledP99Ratio: Number(ratioOf(xOddEven.odd, xOddEven.even, every).toFixed(2)),
+      placeboPooledP99Ratio90: interval(xOddEven.odd, xOddEven.even),
+    };
+  }
+  const describePaired = (p: Paired) =>
+    `paired ${p.seconds} s (X: ten healthy receivers, Y: nine and one sleeping; events interleaved): nine receivers' p99 Y ${p.sleeping.p99Ms} / X ${p.healthy.p99Ms} ms` +
+    ` = ${p.pooledP99Ratio} (90 % interval ${p.pooledP99Ratio90.join("-")}); p50 ${p.sleeping.p50Ms} / ${p.healthy.p50Ms} ms = ${p.p50Ratio};` +
+    ` placebo (X odd / even events) ${p.placeboPooledP99Ratio} (${p.placeboPooledP99Ratio90.join("-")}); missing ${p.missing}`;
+
   try {
     // Warm-up: module imports, connections, DynamoDB Local's JIT.
     await scenario("warm-up", { webhooks: 5, events: 30 });
+    if (PAIRED_ONLY_SECONDS > 0) {
+      const p = await paired(PAIRED_ONLY_SECONDS);
+      console.log(describePaired(p));
+      await mkdir(join(ROOT, "docs", "bench"), { recursive: true });
+      const machine = { cpus: availableParallelism(), model: cpus()[0]?.model ?? "unknown", node: process.version, loadavg1mAtStart, loadavg1mAtEnd: Number(loadavg()[0]!.toFixed(1)) };
+      await writeFile(PAIRED_OUT_FILE, `${JSON.stringify({ generatedAt: new Date().toISOString(), machine, settings: { WEBHOOK_TIMEOUT: TIMEOUT_S, sleepingReceiverMs: SLEEP_MS }, paired: p }, null, 2)}\n`);
+      console.log(`written to ${PAIRED_OUT_FILE}`);
+      return;
+    }
     if (ALT_ONLY_ROUNDS > 0) {
       const alt = await alternating(ALT_ONLY_ROUNDS);
       console.log(
@@ -350,6 +493,7 @@ async function main(): Promise<void> {
     rows.push(await scenario("paced 10/s, 10 webhooks, 1 sleeping", { webhooks: 10, sleepy: true, events: 600, ratePerSec: 10 }));
     rows.push(await scenario("paced 10/s, 10 webhooks (again)", { webhooks: 10, events: 600, ratePerSec: 10 }));
     const alt = await alternating();
+    const pair = await paired(240);
 
     const cols: (keyof Row)[] = ["scenario", "webhooks", "events", "deliveries", "missing", "redelivered", "seconds", "eventsPerSec", "deliveriesPerSec", "p50Ms", "p99Ms"];
     const width = (c: keyof Row) => Math.max(String(c).length, ...rows.map((r) => String(r[c]).length));
@@ -380,6 +524,7 @@ async function main(): Promise<void> {
         ` median block p99 ${alt.sleeping.medianBlockP99Ms} / ${alt.healthy.medianBlockP99Ms} ms = ${alt.medianBlockP99Ratio};` +
         ` placebo (alternate A blocks) ${alt.placeboPooledP99Ratio}; missing ${alt.missing}`,
     );
+    console.log(describePaired(pair));
     await mkdir(join(ROOT, "docs", "bench"), { recursive: true });
     await writeFile(
       OUT_FILE,
@@ -390,6 +535,7 @@ async function main(): Promise<void> {
           settings: { WEBHOOK_TIMEOUT: TIMEOUT_S, sleepingReceiverMs: SLEEP_MS, apiCallsInFlight: 8 },
           rows,
           alternating: alt,
+          paired: pair,
           ratios,
         },
         null,
