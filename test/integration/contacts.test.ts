@@ -2,6 +2,13 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { invoke } from "../support/api.ts";
 import { makeAccount, type AccountFixture } from "../support/fixtures.ts";
 import { outboxOf } from "../support/outbox.ts";
+import { recordCalls } from "../support/dynamo-calls.ts";
+import { BatchWriteCommand } from "@aws-sdk/lib-dynamodb";
+import { db, mainTableName } from "../../shared/db/client.ts";
+import { contactSeedItems } from "../../shared/db/contacts-repo.ts";
+import { keys } from "../../shared/db/keys.ts";
+import { contactTrigrams } from "../../shared/domain/search-index.ts";
+import type { Contact } from "../../shared/domain/contacts.ts";
 
 let a: AccountFixture;
 let b: AccountFixture;
@@ -154,6 +161,33 @@ describe("contact search", () => {
   it("never returns another account's contacts", async () => {
     const res = await search(a, { q: "acme" });
     expect(res.json.payload).toEqual([]);
+  });
+
+  it("reads postings and the real candidates, never the account's contacts", async () => {
+    // 330 contacts: "Bulk <i>" unless i is a multiple of 3 ("Solo <i>"). "bulk 13" reads the lists
+    // of "bul" and "lk " (220 postings each: more than a page) and " 13" (11: 13 and 130-139,
+    // Bulk and Solo alike). The two long lists, read up to their first page, rule out Solo 132,
+    // 135 and 138: only the 8 real matches are fetched.
+    const f = await makeAccount("Search at scale");
+    const ts = Math.floor(Date.now() / 1000);
+    const items = Array.from({ length: 330 }, (_, k): Contact => {
+      const i = k + 1;
+      return { id: i, account_id: f.accountId, name: `${i % 3 === 0 ? "Solo" : "Bulk"} ${i}`, email: null, phone_number: null, identifier: null, thumbnail: "", custom_attributes: {}, additional_attributes: {}, created_at: ts, updated_at: ts, last_activity_at: null };
+    }).flatMap((c) => contactSeedItems(c, contactTrigrams(c)));
+    for (let i = 0; i < items.length; i += 25) {
+      await db().send(new BatchWriteCommand({ RequestItems: { [mainTableName()]: items.slice(i, i + 25).map((Item) => ({ PutRequest: { Item } })) } }));
+    }
+    let res: Awaited<ReturnType<typeof search>> | undefined;
+    const calls = await recordCalls(async () => (res = await search(f, { q: "bulk 13", sort: "name" })));
+
+    const expected = [13, 130, 131, 133, 134, 136, 137, 139].map((i) => `Bulk ${i}`).sort();
+    expect(res!.json.payload.map((c: { name: string }) => c.name)).toEqual(expected);
+    const fetched = calls.filter((c) => c.command === "BatchGetItemCommand").flatMap((c) => Object.values(c.input["RequestItems"] as Record<string, { Keys: { sk: string }[] }>).flatMap((r) => r.Keys));
+    const contactSk = keys.contact(f.accountId, 1).sk.replace(/\d+$/, "");
+    expect(fetched.filter((k) => k.sk.startsWith(contactSk))).toHaveLength(expected.length);
+    const queried = calls.filter((c) => c.command === "QueryCommand").map((c) => String(c.input["ExpressionAttributeValues"][":pk"]));
+    expect(queried.length).toBeGreaterThan(0);
+    expect(queried.every((pk) => pk.includes("#TRI#"))).toBe(true);
   });
 
   it("answers 422 with the API.md body when q is missing or blank", async () => {
