@@ -62,6 +62,8 @@ export function localClient(endpoint: string): DynamoDBClient {
 export interface DynamoLocal {
   readonly endpoint: string;
   readonly port: number;
+  /** The Java process (benchmarks read its CPU time). */
+  readonly pid: number | undefined;
   stop(): Promise<void>;
 }
 
@@ -103,6 +105,7 @@ export async function startDynamoLocal(opts: { port?: number; dbPath?: string } 
   return {
     endpoint,
     port,
+    pid: child.pid,
     stop: () =>
       new Promise<void>((res) => {
         if (exited) return res();

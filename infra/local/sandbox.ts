@@ -47,6 +47,8 @@ export interface SandboxInfo extends SeedResult {
 export interface Sandbox {
   readonly info: SandboxInfo;
   readonly dynamoEndpoint: string;
+  /** DynamoDB Local's process when the sandbox started it (benchmarks read its CPU time). */
+  readonly dynamoPid: number | undefined;
   /** The directory the sandbox's mail goes to (MAIL_DIR). */
   readonly mailDir: string;
   /** The event pipeline (fauxqs queues, stream and queue pollers). */
@@ -122,6 +124,7 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
     return {
       info,
       dynamoEndpoint: endpoint,
+      dynamoPid: dynamo?.pid,
       mailDir,
       pipeline: pipe,
       async stop() {

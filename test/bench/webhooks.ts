@@ -17,6 +17,7 @@
  * Prints a table and writes docs/bench/webhooks.json. Never asserts.
  */
 import { createServer, type Server } from "node:http";
+import { readFileSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import { availableParallelism, cpus, loadavg } from "node:os";
 import { join } from "node:path";
@@ -103,6 +104,22 @@ async function bootstrap90(stat: (resample: (units: readonly number[]) => number
   return [Number(quantile(out, 0.05).toFixed(2)), Number(quantile(out, 0.95).toFixed(2))];
 }
 
+/**
+ * CPU time so far, in ms, of this process (API emulation, handlers, pollers, receivers) and of
+ * DynamoDB Local's Java process (from /proc: Linux, clock ticks of 10 ms; undefined elsewhere).
+ */
+function cpuNow(dynamoPid: number | undefined): { node: number; dynamo: number | undefined } {
+  const u = process.cpuUsage();
+  let dynamo: number | undefined;
+  try {
+    const f = readFileSync(`/proc/${dynamoPid}/stat`, "utf8").split(") ")[1]!.split(" ");
+    dynamo = (Number(f[11]) + Number(f[12])) * 10;
+  } catch {
+    dynamo = undefined;
+  }
+  return { node: (u.user + u.system) / 1000, dynamo };
+}
+
 interface Row {
   readonly scenario: string;
   readonly webhooks: number;
@@ -123,6 +140,8 @@ interface AlternatingArm {
   readonly p50Ms: number;
   readonly p99Ms: number;
   readonly medianBlockP99Ms: number;
+  /** CPU per event over the arm's blocks: this process, and DynamoDB Local (null off Linux). */
+  readonly cpuMsPerEvent: { node: number; dynamo: number | null };
 }
 
 interface Alternating {
@@ -300,10 +319,13 @@ async function main(): Promise<void> {
     const t0 = performance.now();
     const total = order.length * BLOCK_S * 10;
     const pending: Promise<void>[] = [];
+    // CPU at each block's start, and at the end: what the sleeper adds to the shared cores.
+    const cpuAt: ReturnType<typeof cpuNow>[] = [];
     for (let i = 0; i < total; i++) {
       const due = t0 + i * 100;
       const wait = due - performance.now();
       if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+      if (i % (BLOCK_S * 10) === 0) cpuAt.push(cpuNow(sandbox.dynamoPid));
       const block = Math.floor(i / (BLOCK_S * 10));
       rx.toggle.sleeping = order[block] === "B";
       const settled = i % (BLOCK_S * 10) >= SETTLE_S * 10;
@@ -315,6 +337,8 @@ async function main(): Promise<void> {
         })(),
       );
     }
+    await new Promise((r) => setTimeout(r, 100));
+    cpuAt.push(cpuNow(sandbox.dynamoPid));
     await Promise.all(pending);
     rx.toggle.sleeping = false;
     const prefix = `/r/${run}/`;
@@ -337,9 +361,20 @@ async function main(): Promise<void> {
     };
     const pooledP99 = (blockIdx: number[]) => quantile(blockIdx.flatMap((i) => perBlock[i]!), 0.99);
     const idx = (x: "A" | "B") => order.flatMap((a, i) => (a === x ? [i] : []));
-    const arm = (x: "A" | "B") => {
+    const cpuPerEvent = (x: "A" | "B", k: "node" | "dynamo") => {
+      const ix = idx(x);
+      const ms = ix.map((i) => (cpuAt[i + 1]![k] ?? NaN) - (cpuAt[i]![k] ?? NaN)).reduce((a, b) => a + b, 0);
+      return Number.isNaN(ms) ? null : Number((ms / (ix.length * BLOCK_S * 10)).toFixed(1));
+    };
+    const arm = (x: "A" | "B"): AlternatingArm => {
       const lat = idx(x).flatMap((i) => perBlock[i]!);
-      return { n: lat.length, p50Ms: Math.round(quantile(lat, 0.5)), p99Ms: Math.round(quantile(lat, 0.99)), medianBlockP99Ms: median(blocks.filter((b) => b.arm === x).map((b) => b.p99Ms)) };
+      return {
+        n: lat.length,
+        p50Ms: Math.round(quantile(lat, 0.5)),
+        p99Ms: Math.round(quantile(lat, 0.99)),
+        medianBlockP99Ms: median(blocks.filter((b) => b.arm === x).map((b) => b.p99Ms)),
+        cpuMsPerEvent: { node: cpuPerEvent(x, "node")!, dynamo: cpuPerEvent(x, "dynamo") },
+      };
     };
     const A = arm("A");
     const B = arm("B");
@@ -455,6 +490,11 @@ async function main(): Promise<void> {
       placeboPooledP99Ratio90: await interval(xOddEven.odd, xOddEven.even),
     };
   }
+  const describeCpu = (alt: Alternating) => {
+    const [a, b] = [alt.healthy.cpuMsPerEvent, alt.sleeping.cpuMsPerEvent];
+    const r = (x: number | null, y: number | null) => (x !== null && y !== null ? `x${(x / y).toFixed(2)}` : "n/a");
+    return `CPU per event, healthy / sleeping blocks: this process ${a.node} / ${b.node} ms (${r(b.node, a.node)}), DynamoDB Local ${a.dynamo ?? "n/a"} / ${b.dynamo ?? "n/a"} ms (${r(b.dynamo, a.dynamo)})`;
+  };
   const describePaired = (p: Paired) =>
     `paired ${p.seconds} s (X: ten healthy receivers, Y: nine and one sleeping; events interleaved): nine receivers' p99 Y ${p.sleeping.p99Ms} / X ${p.healthy.p99Ms} ms` +
     ` = ${p.pooledP99Ratio} (90 % interval ${p.pooledP99Ratio90.join("-")}); p50 ${p.sleeping.p50Ms} / ${p.healthy.p50Ms} ms = ${p.p50Ratio};` +
@@ -479,6 +519,7 @@ async function main(): Promise<void> {
           ` pooled ratio ${alt.pooledP99Ratio} (90 % interval ${alt.pooledP99Ratio90.join("-")}); median block p99 ratio ${alt.medianBlockP99Ratio};` +
           ` placebo ${alt.placeboPooledP99Ratio}; missing ${alt.missing}`,
       );
+      console.log(describeCpu(alt));
       await mkdir(join(ROOT, "docs", "bench"), { recursive: true });
       const machine = { cpus: availableParallelism(), model: cpus()[0]?.model ?? "unknown", node: process.version, loadavg1mAtStart, loadavg1mAtEnd: Number(loadavg()[0]!.toFixed(1)) };
       await writeFile(ALT_OUT_FILE, `${JSON.stringify({ generatedAt: new Date().toISOString(), machine, settings: { WEBHOOK_TIMEOUT: TIMEOUT_S, sleepingReceiverMs: SLEEP_MS }, alternating: alt }, null, 2)}\n`);
@@ -527,6 +568,7 @@ async function main(): Promise<void> {
         ` median block p99 ${alt.sleeping.medianBlockP99Ms} / ${alt.healthy.medianBlockP99Ms} ms = ${alt.medianBlockP99Ratio};` +
         ` placebo (alternate A blocks) ${alt.placeboPooledP99Ratio}; missing ${alt.missing}`,
     );
+    console.log(describeCpu(alt));
     console.log(describePaired(pair));
     await mkdir(join(ROOT, "docs", "bench"), { recursive: true });
     await writeFile(
