@@ -500,16 +500,21 @@ async function main(): Promise<void> {
     ` = ${p.pooledP99Ratio} (90 % interval ${p.pooledP99Ratio90.join("-")}); p50 ${p.sleeping.p50Ms} / ${p.healthy.p50Ms} ms = ${p.p50Ratio};` +
     ` placebo (X odd / even events) ${p.placeboPooledP99Ratio} (${p.placeboPooledP99Ratio90.join("-")}); missing ${p.missing}`;
 
+  /** The file of a comparison run alone: when, where, with what settings, and its figures. */
+  const writeAlone = async (file: string, figures: Record<string, unknown>) => {
+    await mkdir(join(ROOT, "docs", "bench"), { recursive: true });
+    const machine = { cpus: availableParallelism(), model: cpus()[0]?.model ?? "unknown", node: process.version, loadavg1mAtStart, loadavg1mAtEnd: Number(loadavg()[0]!.toFixed(1)) };
+    await writeFile(file, `${JSON.stringify({ generatedAt: new Date().toISOString(), machine, settings: { WEBHOOK_TIMEOUT: TIMEOUT_S, sleepingReceiverMs: SLEEP_MS }, ...figures }, null, 2)}\n`);
+    console.log(`written to ${file}`);
+  };
+
   try {
     // Warm-up: module imports, connections, DynamoDB Local's JIT.
     await scenario("warm-up", { webhooks: 5, events: 30 });
     if (PAIRED_ONLY_SECONDS > 0) {
       const p = await paired(PAIRED_ONLY_SECONDS);
       console.log(describePaired(p));
-      await mkdir(join(ROOT, "docs", "bench"), { recursive: true });
-      const machine = { cpus: availableParallelism(), model: cpus()[0]?.model ?? "unknown", node: process.version, loadavg1mAtStart, loadavg1mAtEnd: Number(loadavg()[0]!.toFixed(1)) };
-      await writeFile(PAIRED_OUT_FILE, `${JSON.stringify({ generatedAt: new Date().toISOString(), machine, settings: { WEBHOOK_TIMEOUT: TIMEOUT_S, sleepingReceiverMs: SLEEP_MS }, paired: p }, null, 2)}\n`);
-      console.log(`written to ${PAIRED_OUT_FILE}`);
+      await writeAlone(PAIRED_OUT_FILE, { paired: p });
       return;
     }
     if (ALT_ONLY_ROUNDS > 0) {
@@ -520,10 +525,7 @@ async function main(): Promise<void> {
           ` placebo ${alt.placeboPooledP99Ratio}; missing ${alt.missing}`,
       );
       console.log(describeCpu(alt));
-      await mkdir(join(ROOT, "docs", "bench"), { recursive: true });
-      const machine = { cpus: availableParallelism(), model: cpus()[0]?.model ?? "unknown", node: process.version, loadavg1mAtStart, loadavg1mAtEnd: Number(loadavg()[0]!.toFixed(1)) };
-      await writeFile(ALT_OUT_FILE, `${JSON.stringify({ generatedAt: new Date().toISOString(), machine, settings: { WEBHOOK_TIMEOUT: TIMEOUT_S, sleepingReceiverMs: SLEEP_MS }, alternating: alt }, null, 2)}\n`);
-      console.log(`written to ${ALT_OUT_FILE}`);
+      await writeAlone(ALT_OUT_FILE, { alternating: alt });
       return;
     }
     const ceilingBefore = await putCeiling();
