@@ -265,8 +265,20 @@ export const conversationsRepo: ConversationStore = {
     return { mine_count: sum(assigneeAttr(f.userId)), assigned_count: assigned, unassigned_count: all - assigned, all_count: all } satisfies MetaCounts;
   },
 
-  async insertMessage(conv, message, firstReply, effects, events) {
+  async insertMessage(conv, message, firstReply, effects, events, reopen) {
     const table = mainTableName();
+    const sets = [`last_message = :m`, `last_activity_at = :t`, ...(firstReply ? ["first_reply_created_at = :t"] : [])];
+    const conds = ["attribute_exists(pk)", ...(firstReply ? ["attribute_type(first_reply_created_at, :null)"] : [])];
+    const values: Record<string, unknown> = { ":m": message, ":t": message.created_at, ":one": 1, ...(firstReply ? { ":null": "NULL" } : {}) };
+    if (reopen) {
+      // The status moves the conversation in the status indexes; the counters move in `effects`,
+      // so the status read must still hold (a concurrent toggle makes this a 409 to retry).
+      const g1 = keys.conversationGsi1(conv.account_id, reopen.status, conv.id);
+      const g2 = keys.conversationGsi2(conv.account_id, conv.inbox_id, reopen.status, conv.id);
+      sets.push("#status = :status", "snoozed_until = :snoozed", "updated_at = :u", "gsi1pk = :g1pk", "gsi2pk = :g2pk");
+      conds.push("#status = :prevStatus");
+      Object.assign(values, { ":status": reopen.status, ":snoozed": null, ":u": reopen.updatedAt, ":g1pk": g1.gsi1pk, ":g2pk": g2.gsi2pk, ":prevStatus": conv.status });
+    }
     await guardConcurrent(() =>
       transact(
         [
@@ -275,9 +287,10 @@ export const conversationsRepo: ConversationStore = {
             Update: {
               TableName: table,
               Key: keys.conversation(conv.account_id, conv.id),
-              UpdateExpression: `SET last_message = :m, last_activity_at = :t${firstReply ? ", first_reply_created_at = :t" : ""} ADD messages_count :one`,
-              ConditionExpression: firstReply ? "attribute_exists(pk) AND attribute_type(first_reply_created_at, :null)" : "attribute_exists(pk)",
-              ExpressionAttributeValues: { ":m": message, ":t": message.created_at, ":one": 1, ...(firstReply ? { ":null": "NULL" } : {}) },
+              UpdateExpression: `SET ${sets.join(", ")} ADD messages_count :one`,
+              ConditionExpression: conds.join(" AND "),
+              ...(reopen ? { ExpressionAttributeNames: { "#status": "status" } } : {}),
+              ExpressionAttributeValues: values,
             },
           },
           ...effectItems(conv.account_id, effects),

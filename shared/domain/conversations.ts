@@ -131,7 +131,15 @@ export interface ConversationStore {
   metaCounts(accountId: number, filters: Omit<ConversationFilters, "assigneeType">): Promise<MetaCounts>;
 
   /** Writes the message and bumps the conversation (count, last message, activity, first reply). */
-  insertMessage(conv: Conversation, message: Message, firstReply: boolean, effects: Effects, events: readonly DomainEvent[]): Promise<void>;
+  /** `reopen`: the conversation's status and updated_at change too (an incoming message on a resolved or snoozed one). */
+  insertMessage(
+    conv: Conversation,
+    message: Message,
+    firstReply: boolean,
+    effects: Effects,
+    events: readonly DomainEvent[],
+    reopen?: { readonly status: Status; readonly updatedAt: number },
+  ): Promise<void>;
   getMessage(accountId: number, conversationId: number, messageId: number): Promise<Message | undefined>;
   /** Conditional on `prev` being unchanged; also refreshes the conversation's last message when it is this one. */
   replaceMessage(prev: Message, next: Message, conv: Conversation, events: readonly DomainEvent[]): Promise<void>;
@@ -485,13 +493,32 @@ export async function createMessage(store: ConversationStore, accountId: number,
   const fields: ReportIncrement["fields"] = {};
   if (countedMessage(message)) fields[type === "incoming" ? "incoming_messages_count" : "outgoing_messages_count"] = 1;
   if (firstReply) Object.assign(fields, { first_response_sum: Math.max(0, ts - conv.created_at), first_response_count: 1 });
-  const after: Conversation = { ...conv, last_message: message, last_activity_at: ts, messages_count: conv.messages_count + 1 };
+  // Chatwoot: a contact writing to a resolved or snoozed conversation opens it again.
+  const reopen = type === "incoming" && (conv.status === "resolved" || conv.status === "snoozed") ? { status: "open" as const, updatedAt: Math.max(ts, conv.updated_at) } : undefined;
+  const after: Conversation = {
+    ...conv,
+    ...(reopen ? { status: reopen.status, snoozed_until: null, updated_at: reopen.updatedAt } : {}),
+    last_message: message,
+    last_activity_at: ts,
+    messages_count: conv.messages_count + 1,
+  };
+  const statusEvents: DomainEvent[] = [];
+  if (reopen) {
+    const view = await viewOf(store, after);
+    const changed = changedAttributes(conv, after, ["status"]);
+    statusEvents.push(conversationEvent("conversation_status_changed", view, account, changed), conversationEvent("conversation_updated", view, account, changed));
+  }
   await store.insertMessage(
     conv,
     message,
     firstReply,
-    { counters: [], reports: Object.keys(fields).length ? [{ day: dayOf(ts), inboxId: conv.inbox_id, fields }] : [], touchContact: type === "incoming" ? { contactId: conv.contact_id, at: ts } : undefined },
-    [messageEvent("message_created", message, after, inbox, account)],
+    {
+      counters: reopen ? [presence(conv, -1), presence(after, 1)] : [],
+      reports: Object.keys(fields).length ? [{ day: dayOf(ts), inboxId: conv.inbox_id, fields }] : [],
+      touchContact: type === "incoming" ? { contactId: conv.contact_id, at: ts } : undefined,
+    },
+    [...statusEvents, messageEvent("message_created", message, after, inbox, account)],
+    reopen,
   );
   return message;
 }

@@ -185,6 +185,44 @@ describe("messages", () => {
     expect(shown.json.messages[0].content).toBe("internal");
   });
 
+  it("reopens a resolved or snoozed conversation on an incoming message (Chatwoot), in the message's transaction", async () => {
+    const c = await makeAccount("Conv reopen");
+    const inbox = (await invoke("inboxes.create", { params: P(c), key: c.adminKey, body: { name: "Help", channel: { type: "api" } } })).json.id;
+    const contact = (await invoke("contacts.create", { params: P(c), key: c.agentKey, body: { name: "Rita" } })).json.payload.contact.id;
+    const conv = (await invoke("conversations.create", { params: P(c), key: c.agentKey, body: { inbox_id: inbox, contact_id: contact, assignee_id: c.agentUserId } })).json.id as number;
+    const post = (body: Record<string, unknown>) => invoke("messages.create", { params: P(c, { conversation_id: conv }), key: c.agentKey, body });
+    const status = async () => (await invoke("conversations.show", { params: P(c, { conversation_id: conv }), key: c.agentKey })).json.status;
+    await invoke("conversations.toggle_status", { params: P(c, { conversation_id: conv }), key: c.agentKey, body: { status: "resolved" } });
+
+    // Agents' replies and notes leave it resolved.
+    expect((await post({ content: "closing note", private: true })).status).toBe(200);
+    expect((await post({ content: "bye" })).status).toBe(200);
+    expect(await status()).toBe("resolved");
+    const before = (await outboxOf(c.accountId, "conversation_status_changed")).length;
+
+    expect((await post({ content: "one more thing", message_type: "incoming" })).status).toBe(200);
+    expect(await status()).toBe("open");
+    const changed = (await outboxOf(c.accountId, "conversation_status_changed")).slice(before);
+    expect(changed.map((e) => e.payload.changed_attributes)).toEqual([[{ status: { previous_value: "resolved", current_value: "open" } }]]);
+    expect((await outboxOf(c.accountId, "conversation_updated")).at(-1)!.payload).toMatchObject({ status: "open", changed_attributes: [{ status: { previous_value: "resolved", current_value: "open" } }] });
+    expect((await outboxOf(c.accountId, "message_created")).at(-1)!.payload).toMatchObject({ content: "one more thing", conversation: { id: conv, status: "open" } });
+    // Counters and the status indexes moved with it.
+    expect(await meta(c, c.agentKey)).toMatchObject({ mine_count: 1, all_count: 1 });
+    expect(await meta(c, c.agentKey, { status: "resolved" })).toMatchObject({ all_count: 0 });
+    const open = await invoke("conversations.list", { params: P(c), key: c.agentKey, query: { status: "open" } });
+    expect(open.json.data.payload.map((x: { id: number }) => x.id)).toEqual([conv]);
+
+    // Snoozed too; an open or pending one keeps its status and fires no status event.
+    await invoke("conversations.toggle_status", { params: P(c, { conversation_id: conv }), key: c.agentKey, body: { status: "snoozed" } });
+    await post({ content: "hello?", message_type: "incoming" });
+    expect(await status()).toBe("open");
+    await invoke("conversations.toggle_status", { params: P(c, { conversation_id: conv }), key: c.agentKey, body: { status: "pending" } });
+    const count = (await outboxOf(c.accountId, "conversation_status_changed")).length;
+    await post({ content: "still there", message_type: "incoming" });
+    expect(await status()).toBe("pending");
+    expect(await outboxOf(c.accountId, "conversation_status_changed")).toHaveLength(count);
+  });
+
   it("rejects empty messages, unknown attachments and other accounts' conversations", async () => {
     const empty = await invoke("messages.create", { params: P(a, { conversation_id: 1 }), key: a.agentKey, body: {} });
     const attach = await invoke("messages.create", { params: P(a, { conversation_id: 1 }), key: a.agentKey, body: { content: "x", attachment_ids: [42] } });
