@@ -267,7 +267,7 @@ export const conversationsRepo: ConversationStore = {
 
   async insertMessage(conv, message, firstReply, effects, events, reopen) {
     const table = mainTableName();
-    const sets = [`last_message = :m`, `last_activity_at = :t`, ...(firstReply ? ["first_reply_created_at = :t"] : [])];
+    const sets = ["last_message = :m", "last_activity_at = :t", ...(firstReply ? ["first_reply_created_at = :t"] : [])];
     const conds = ["attribute_exists(pk)", ...(firstReply ? ["attribute_type(first_reply_created_at, :null)"] : [])];
     const values: Record<string, unknown> = { ":m": message, ":t": message.created_at, ":one": 1, ...(firstReply ? { ":null": "NULL" } : {}) };
     if (reopen) {

@@ -130,8 +130,11 @@ export interface ConversationStore {
   changeConversation(prev: Conversation, change: ConversationChange, effects: Effects, events: readonly DomainEvent[]): Promise<void>;
   metaCounts(accountId: number, filters: Omit<ConversationFilters, "assigneeType">): Promise<MetaCounts>;
 
-  /** Writes the message and bumps the conversation (count, last message, activity, first reply). */
-  /** `reopen`: the conversation's status and updated_at change too (an incoming message on a resolved or snoozed one). */
+  /**
+   * Writes the message and bumps the conversation (count, last message, activity, first reply);
+   * with `reopen`, its status and updated_at change too (an incoming message on a resolved or
+   * snoozed conversation), conditional on the status read.
+   */
   insertMessage(
     conv: Conversation,
     message: Message,
