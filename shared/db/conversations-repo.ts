@@ -104,6 +104,17 @@ function equalsCondition(attr: string, value: unknown, i: number) {
   return { expr: `${name} = :c${i}`, names: { [name]: attr }, values: { [`:c${i}`]: value } };
 }
 
+/**
+ * A status change moves the conversation between the status index partitions (gsi1: account and
+ * status, gsi2: inbox and status): the SET parts and values that do it.
+ */
+function statusIndexSets(conv: Pick<Conversation, "account_id" | "inbox_id" | "id">, status: Status) {
+  return {
+    parts: ["gsi1pk = :g1pk", "gsi2pk = :g2pk"],
+    values: { ":g1pk": keys.conversationGsi1(conv.account_id, status, conv.id).gsi1pk, ":g2pk": keys.conversationGsi2(conv.account_id, conv.inbox_id, status, conv.id).gsi2pk },
+  };
+}
+
 export const conversationsRepo: ConversationStore = {
   getAccount: accountsRepo.getAccount,
   nextId: (accountId, name) => nextAccountScopedId(accountId, name),
@@ -165,16 +176,15 @@ export const conversationsRepo: ConversationStore = {
       ...(filters.length ? { FilterExpression: filters.join(" AND ") } : {}),
       ...(Object.keys(names).length ? { ExpressionAttributeNames: names } : {}),
     };
-    const gsi2Range = (inboxId: number, status: string) => {
-      const k = keys.conversationGsi2(accountId, inboxId, status, 0);
-      return {
-        IndexName: "gsi2",
-        KeyConditionExpression: "gsi2pk = :pk AND gsi2sk BETWEEN :lo AND :hi",
-        ScanIndexForward: false,
-        ...filter,
-        ExpressionAttributeValues: { ":pk": k.gsi2pk, ":lo": pad(0), ":hi": pad(hi), ...values },
-      };
-    };
+    /** Newest first within one status index partition, ids up to `hi`. */
+    const indexRange = (index: "gsi1" | "gsi2", pk: string) => ({
+      IndexName: index,
+      KeyConditionExpression: `${index}pk = :pk AND ${index}sk BETWEEN :lo AND :hi`,
+      ScanIndexForward: false,
+      ...filter,
+      ExpressionAttributeValues: { ":pk": pk, ":lo": pad(0), ":hi": pad(hi), ...values },
+    });
+    const gsi2Range = (inboxId: number, status: string) => indexRange("gsi2", keys.conversationGsi2(accountId, inboxId, status, 0).gsi2pk);
     let items: Record<string, unknown>[];
     let hasMore: boolean;
     const inboxId = f.inboxId;
@@ -191,14 +201,7 @@ export const conversationsRepo: ConversationStore = {
       if (f.status !== "all" && inboxId !== undefined) {
         range = gsi2Range(inboxId, f.status);
       } else if (f.status !== "all") {
-        const k = keys.conversationGsi1(accountId, f.status, 0);
-        range = {
-          IndexName: "gsi1",
-          KeyConditionExpression: "gsi1pk = :pk AND gsi1sk BETWEEN :lo AND :hi",
-          ScanIndexForward: false,
-          ...filter,
-          ExpressionAttributeValues: { ":pk": k.gsi1pk, ":lo": pad(0), ":hi": pad(hi), ...values },
-        };
+        range = indexRange("gsi1", keys.conversationGsi1(accountId, f.status, 0).gsi1pk);
       } else {
         // status=all, every inbox: the account's conversation items.
         const k = keys.conversationPrefix(accountId);
@@ -226,10 +229,9 @@ export const conversationsRepo: ConversationStore = {
     });
     const status = change.status ?? prev.status;
     if (status !== prev.status) {
-      const g1 = keys.conversationGsi1(prev.account_id, status, prev.id);
-      const g2 = keys.conversationGsi2(prev.account_id, prev.inbox_id, status, prev.id);
-      Object.assign(values, { ":g1pk": g1.gsi1pk, ":g2pk": g2.gsi2pk });
-      parts.push("gsi1pk = :g1pk", "gsi2pk = :g2pk");
+      const moved = statusIndexSets(prev, status);
+      parts.push(...moved.parts);
+      Object.assign(values, moved.values);
     }
     const conds = [equalsCondition("status", prev.status, 0), equalsCondition("assignee_id", prev.assignee_id, 1)];
     for (const c of conds) {
@@ -271,13 +273,12 @@ export const conversationsRepo: ConversationStore = {
     const conds = ["attribute_exists(pk)", ...(firstReply ? ["attribute_type(first_reply_created_at, :null)"] : [])];
     const values: Record<string, unknown> = { ":m": message, ":t": message.created_at, ":one": 1, ...(firstReply ? { ":null": "NULL" } : {}) };
     if (reopen) {
-      // The status moves the conversation in the status indexes; the counters move in `effects`,
-      // so the status read must still hold (a concurrent toggle makes this a 409 to retry).
-      const g1 = keys.conversationGsi1(conv.account_id, reopen.status, conv.id);
-      const g2 = keys.conversationGsi2(conv.account_id, conv.inbox_id, reopen.status, conv.id);
-      sets.push("#status = :status", "snoozed_until = :snoozed", "updated_at = :u", "gsi1pk = :g1pk", "gsi2pk = :g2pk");
+      // The counters move in `effects`, so the status read must still hold (a concurrent toggle
+      // makes this a 409 to retry).
+      const moved = statusIndexSets(conv, reopen.status);
+      sets.push("#status = :status", "snoozed_until = :snoozed", "updated_at = :u", ...moved.parts);
       conds.push("#status = :prevStatus");
-      Object.assign(values, { ":status": reopen.status, ":snoozed": null, ":u": reopen.updatedAt, ":g1pk": g1.gsi1pk, ":g2pk": g2.gsi2pk, ":prevStatus": conv.status });
+      Object.assign(values, { ":status": reopen.status, ":snoozed": null, ":u": reopen.updatedAt, ":prevStatus": conv.status }, moved.values);
     }
     await guardConcurrent(() =>
       transact(
