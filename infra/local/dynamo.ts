@@ -81,7 +81,14 @@ export async function startDynamoLocal(opts: { port?: number; dbPath?: string } 
   child.stdout?.on("data", (d: Buffer) => (output += d.toString()));
   child.stderr?.on("data", (d: Buffer) => (output += d.toString()));
   let exited = false;
-  child.on("exit", () => (exited = true));
+  // A parent that ends without stop() (an uncaught error, process.exit) takes Java with it
+  // rather than leaving it running, holding its port and a share of the cores.
+  const killOnExit = () => child.kill("SIGKILL");
+  process.once("exit", killOnExit);
+  child.on("exit", () => {
+    exited = true;
+    process.off("exit", killOnExit);
+  });
   const endpoint = `http://127.0.0.1:${port}`;
   const client = localClient(endpoint);
   const deadline = Date.now() + 60_000;
