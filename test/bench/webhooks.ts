@@ -5,6 +5,7 @@
  * For 1, 10 and 50 webhooks per account: events are created through the API (POST inboxes ->
  * inbox_created) with a fixed number in flight; each receiver's 200 is timed against the start
  * of the API call of its event. Then a paced run (steady rate, light load) for latency alone,
+ * two sustained ones (200 and 250 deliveries/s offered for 60 s: does the pipeline keep up?),
  * and the 10-webhook runs again with one receiver sleeping past WEBHOOK_TIMEOUT: the other nine's
  * p99 is compared with the all-healthy run of the same shape (ratios within one run). The paced
  * comparison is A-B-A (healthy, sleeping, healthy again; against the mean of the two healthy
@@ -538,6 +539,9 @@ async function main(): Promise<void> {
     rows.push(await scenario("paced 10/s, 10 webhooks", { webhooks: 10, events: 600, ratePerSec: 10 }));
     rows.push(await scenario("paced 10/s, 10 webhooks, 1 sleeping", { webhooks: 10, sleepy: true, events: 600, ratePerSec: 10 }));
     rows.push(await scenario("paced 10/s, 10 webhooks (again)", { webhooks: 10, events: 600, ratePerSec: 10 }));
+    // "Sustained": 200 and 250 deliveries/s offered for a minute; a backlog would show in p50/p99.
+    rows.push(await scenario("sustained 60 s, 10 webhooks, 20 events/s", { webhooks: 10, events: 1200, ratePerSec: 20 }));
+    rows.push(await scenario("sustained 60 s, 50 webhooks, 5 events/s", { webhooks: 50, events: 300, ratePerSec: 5 }));
     const alt = await alternating();
     const pair = await paired(240);
 
