@@ -5,6 +5,7 @@ import { deliveryQueue } from "../shared/queue/sqs.ts";
 import { idParam } from "../shared/http/params.ts";
 import { NotFound } from "../shared/domain/errors.ts";
 import { deliveryResendReply } from "../shared/http/schemas/webhooks.ts";
+import { payloadReply } from "../shared/http/replies.ts";
 
 const deliveryId = (params: Readonly<Record<string, string>>): string => {
   const id = params["delivery_id"] ?? "";
@@ -14,5 +15,5 @@ const deliveryId = (params: Readonly<Record<string, string>>): string => {
 
 export const handler = api("webhooks.resend", { response: deliveryResendReply }, async (ctx) => {
   const d = await resendDelivery(webhooksRepo, deliveriesRepo, deliveryQueue, ctx.accountId, idParam(ctx.params, "webhook_id"), deliveryId(ctx.params), ctx.now);
-  return { status: 202, body: { payload: { delivery: deliveryView(d) } } };
+  return { status: 202, body: payloadReply({ delivery: deliveryView(d) }) };
 });

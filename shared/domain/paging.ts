@@ -53,6 +53,12 @@ export function pageMeta<T>(count: number, req: PageRequest, page: Page<T>): Pag
   };
 }
 
+/** One page of a list with its paging meta (and, for some lists, counters beside it). */
+export interface Listing<T, M = PageMeta> {
+  readonly meta: M;
+  readonly items: T[];
+}
+
 /** Slices an in-memory, already ordered list (search results). */
 export function slicePage<T extends { id: number }>(all: readonly T[], req: PageRequest): Page<T> {
   const start = req.afterId !== undefined ? all.findIndex((x) => x.id === req.afterId) + 1 : skipFor(req);
