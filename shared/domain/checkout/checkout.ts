@@ -66,7 +66,7 @@ const sec = (now: Date): number => Math.floor(now.getTime() / 1000);
 export async function listPublishedPlans(catalog: CatalogReader) {
   const plans = (await catalog.listPlans()).filter((p) => p.published);
   plans.sort((a, b) => a.sort_order - b.sort_order || a.prices.monthly - b.prices.monthly || a.slug.localeCompare(b.slug));
-  return { plans: plans.map(planView) };
+  return plans.map(planView);
 }
 
 /** A published plan, or the 422 naming `plan`. */
@@ -217,5 +217,5 @@ export async function requestQuote(store: QuoteStore, input: QuoteInput, now: Da
     created_at: sec(now),
   };
   await store.insertQuote(quote, [{ event: "quote_requested", accountId: NO_ACCOUNT, payload: { ...quote, event: "quote_requested", id: String(quote.id) } }]);
-  return { quote: { id: quote.id, status: quote.status, created_at: quote.created_at } };
+  return { id: quote.id, status: quote.status, created_at: quote.created_at };
 }
