@@ -10,7 +10,7 @@ import * as z from "zod/mini";
 import type { SQSEvent } from "aws-lambda";
 import { config } from "../shared/config.ts";
 import { deliveriesRepo } from "../shared/db/webhooks-repo.ts";
-import { attemptDelivery } from "../shared/domain/deliveries.ts";
+import { attemptDelivery, DELIVERY_ID } from "../shared/domain/deliveries.ts";
 import { parseSchedule } from "../shared/delivery/schedule.ts";
 import { recordDeliveryMetrics } from "../shared/delivery/metrics.ts";
 import { postJson } from "../shared/delivery/sender.ts";
@@ -18,7 +18,7 @@ import { processBatch } from "../shared/queue/batch.ts";
 import { EVENT_NAMES } from "../shared/events/catalog.ts";
 
 const message = z.object({
-  deliveryId: z.string().check(z.regex(/^msg_[0-9a-f]{32}$/)),
+  deliveryId: z.string().check(z.regex(DELIVERY_ID)),
   accountId: z.number().check(z.int()),
   webhookId: z.number().check(z.int()),
   seq: z.number().check(z.int()),
