@@ -1,7 +1,7 @@
 /**
  * Deliveries queue -> one signed POST per message. Retries reuse the received message: its
  * visibility is set to the schedule's next delay (ChangeMessageVisibility, at most 12 h; every
- * step of API.md's schedule fits), so nothing is re-sent by us and the receive count SQS keeps
+ * step of the retry schedule fits), so nothing is re-sent by us and the receive count SQS keeps
  * drives the DLQ: after the last attempt the message is released at once and, past
  * maxReceiveCount, SQS moves it to the DLQ. (Delete + re-send with DelaySeconds would cap each
  * hop at 15 min and need explicit DLQ writes.)

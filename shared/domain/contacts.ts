@@ -1,4 +1,4 @@
-/** Contacts: create, show, update, list, search (API.md; issue 4). */
+/** Contacts: create, show, update, list, search. */
 import { accountRef, type Account } from "./accounts.ts";
 import { NotFound, ValidationError } from "./errors.ts";
 import type { DomainEvent } from "../events/outbox.ts";

@@ -1,5 +1,5 @@
 /**
- * Deliveries (API.md, Webhooks + Delivery): one per (event, webhook), created idempotently by
+ * Deliveries: one per (event, webhook), created idempotently by
  * the fan-out, attempted by the delivery worker, every attempt logged, retried on a schedule.
  * Ports: DeliveryStore (DynamoDB), DeliveryQueue (SQS), Sender (HTTP). No AWS imports here.
  */
@@ -49,7 +49,7 @@ export interface Delivery {
   readonly attempt_log: readonly Attempt[];
 }
 
-/** D of API.md (+ the attempt log). */
+/** The delivery as replies show it, with its attempt log. */
 export function deliveryView(d: Delivery) {
   return {
     id: d.id,

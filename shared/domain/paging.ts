@@ -1,5 +1,5 @@
 /**
- * Pagination of API.md (Common rules): `page` (1-based), `per` (default 25, clamped to 1..100)
+ * Pagination of every list: `page` (1-based), `per` (default 25, clamped to 1..100)
  * and an opaque `cursor`. Lists are keyed by integer ids, so a cursor is "after id N".
  */
 

@@ -1,5 +1,5 @@
 /**
- * Password recovery (API.md, Authentication).
+ * Password recovery.
  *
  * `POST /auth/password`: always the same reply. For a known e-mail a reset token (256 random
  * bits, stored as its SHA-256, one hour of life checked at read time) is stored and mailed as a

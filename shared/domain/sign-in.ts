@@ -1,5 +1,5 @@
 /**
- * `POST /auth/sign_in` (API.md, Authentication): e-mail + password -> a new API key for this
+ * `POST /auth/sign_in`: e-mail + password -> a new API key for this
  * session. Exactly one scrypt verification per attempt, known e-mail or not (against
  * DUMMY_HASH when unknown), so the hashing work does not reveal which e-mails exist.
  */

@@ -1,4 +1,4 @@
-/** The public web-widget events endpoint (API.md): fires `webwidget_triggered` for a website_token. */
+/** The public web-widget events endpoint: fires `webwidget_triggered` for a website_token. */
 import { accountRef, type Account } from "./accounts.ts";
 import { contactRef, type Contact } from "./contacts.ts";
 import { NotFound } from "./errors.ts";

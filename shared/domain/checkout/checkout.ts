@@ -1,5 +1,5 @@
 /**
- * Public checkout use cases (API.md "Public checkout"): plans, link with a 24-hour customer
+ * Public checkout use cases: plans, link with a 24-hour customer
  * token, prefill, coupon check, quote. Subscribe is in subscribe.ts, billing coupon in billing.ts.
  */
 import { NotFound, ValidationError } from "../errors.ts";
@@ -8,7 +8,7 @@ import type { DomainEvent } from "../../events/outbox.ts";
 import { checkCoupon, couponView, normalizeCouponCode, planView, type BillingCycle, type Coupon, type CouponRejection, type Plan } from "./catalog.ts";
 import { priceFor, type Price } from "./pricing.ts";
 
-/** Stored checkout customer data lives 24 hours (SPEC 8.6). */
+/** Stored checkout customer data lives 24 hours, no longer. */
 export const TOKEN_TTL_SECONDS = 24 * 3600;
 /** 24 random bytes = 192 bits (≥ 128), 32 base64url characters. */
 const TOKEN_BYTES = 24;
