@@ -4,5 +4,5 @@ import { resetPassword } from "../shared/domain/password-reset.ts";
 import { messageReply, passwordResetBody } from "../shared/http/schemas/auth.ts";
 
 export const handler = api("auth.password_reset", { body: passwordResetBody, response: messageReply("The password is changed; every earlier reset link stops working") }, async (ctx) => ({
-  body: await resetPassword(credentialsRepo, ctx.body, ctx.now),
+  body: { message: await resetPassword(credentialsRepo, ctx.body, ctx.now) },
 }));

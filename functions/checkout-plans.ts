@@ -4,5 +4,5 @@ import { listPublishedPlans } from "../shared/domain/checkout/checkout.ts";
 import { plansReply } from "../shared/http/schemas/checkout.ts";
 
 export const handler = api("checkout.plans", { response: plansReply }, async () => ({
-  body: await listPublishedPlans(catalogRepo),
+  body: { plans: await listPublishedPlans(catalogRepo) },
 }));

@@ -5,5 +5,5 @@ import { quoteBody, quoteReply } from "../shared/http/schemas/checkout.ts";
 
 export const handler = api("checkout.quote", { body: quoteBody, response: quoteReply }, async (ctx) => ({
   status: 201,
-  body: await requestQuote(checkoutRepo, ctx.body, ctx.now),
+  body: { quote: await requestQuote(checkoutRepo, ctx.body, ctx.now) },
 }));

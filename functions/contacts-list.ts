@@ -3,7 +3,8 @@ import { contactsRepo } from "../shared/db/contacts-repo.ts";
 import { listContacts } from "../shared/domain/contacts.ts";
 import { pageQuery, pageRequest } from "../shared/http/schemas/paging.ts";
 import { contactListReply } from "../shared/http/schemas/contacts.ts";
+import { pageReply } from "../shared/http/replies.ts";
 
 export const handler = api("contacts.list", { query: pageQuery, response: contactListReply }, async (ctx) => ({
-  body: await listContacts(contactsRepo, ctx.accountId, pageRequest(ctx.query)),
+  body: pageReply(await listContacts(contactsRepo, ctx.accountId, pageRequest(ctx.query))),
 }));

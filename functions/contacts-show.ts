@@ -3,7 +3,8 @@ import { contactsRepo } from "../shared/db/contacts-repo.ts";
 import { getContact } from "../shared/domain/contacts.ts";
 import { idParam } from "../shared/http/params.ts";
 import { contactReply } from "../shared/http/schemas/contacts.ts";
+import { payloadReply } from "../shared/http/replies.ts";
 
 export const handler = api("contacts.show", { response: contactReply }, async (ctx) => ({
-  body: { payload: await getContact(contactsRepo, ctx.accountId, idParam(ctx.params, "contact_id")) },
+  body: payloadReply(await getContact(contactsRepo, ctx.accountId, idParam(ctx.params, "contact_id"))),
 }));

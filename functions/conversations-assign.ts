@@ -1,6 +1,6 @@
 import { api } from "../shared/http/api.ts";
 import { conversationsRepo } from "../shared/db/conversations-repo.ts";
-import { assignConversation } from "../shared/domain/conversations.ts";
+import { assignConversation } from "../shared/domain/conversations/assignments.ts";
 import { idParam } from "../shared/http/params.ts";
 import { assignmentBody, assignmentReply } from "../shared/http/schemas/conversations.ts";
 

@@ -1,6 +1,6 @@
 import { api } from "../shared/http/api.ts";
 import { conversationsRepo } from "../shared/db/conversations-repo.ts";
-import { updateConversation } from "../shared/domain/conversations.ts";
+import { updateConversation } from "../shared/domain/conversations/conversations.ts";
 import { idParam } from "../shared/http/params.ts";
 import { conversationReply, updateConversationBody } from "../shared/http/schemas/conversations.ts";
 

@@ -1,7 +1,9 @@
 import { api } from "../shared/http/api.ts";
 import { inboxesRepo } from "../shared/db/inboxes-repo.ts";
+import { listInboxes } from "../shared/domain/inboxes.ts";
+import { payloadReply } from "../shared/http/replies.ts";
 import { inboxListReply } from "../shared/http/schemas/inboxes.ts";
 
 export const handler = api("inboxes.list", { response: inboxListReply }, async (ctx) => ({
-  body: { payload: await inboxesRepo.listInboxes(ctx.accountId) },
+  body: payloadReply(await listInboxes(inboxesRepo, ctx.accountId)),
 }));

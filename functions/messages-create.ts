@@ -1,6 +1,6 @@
 import { api } from "../shared/http/api.ts";
 import { conversationsRepo } from "../shared/db/conversations-repo.ts";
-import { createMessage } from "../shared/domain/conversations.ts";
+import { createMessage } from "../shared/domain/conversations/messages.ts";
 import { idParam } from "../shared/http/params.ts";
 import { createMessageBody, messageReply } from "../shared/http/schemas/conversations.ts";
 

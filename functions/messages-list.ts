@@ -1,10 +1,11 @@
 import { api } from "../shared/http/api.ts";
 import { conversationsRepo } from "../shared/db/conversations-repo.ts";
-import { listMessages } from "../shared/domain/conversations.ts";
+import { listMessages } from "../shared/domain/conversations/messages.ts";
 import { idParam } from "../shared/http/params.ts";
 import { pageQuery, pageRequest } from "../shared/http/schemas/paging.ts";
 import { messageListReply } from "../shared/http/schemas/conversations.ts";
+import { pageReply } from "../shared/http/replies.ts";
 
 export const handler = api("messages.list", { query: pageQuery, response: messageListReply }, async (ctx) => ({
-  body: await listMessages(conversationsRepo, ctx.accountId, idParam(ctx.params, "conversation_id"), pageRequest(ctx.query)),
+  body: pageReply(await listMessages(conversationsRepo, ctx.accountId, idParam(ctx.params, "conversation_id"), pageRequest(ctx.query))),
 }));

@@ -1,7 +1,7 @@
 /**
  * Deliveries queue -> one signed POST per message. Retries reuse the received message: its
  * visibility is set to the schedule's next delay (ChangeMessageVisibility, at most 12 h; every
- * step of API.md's schedule fits), so nothing is re-sent by us and the receive count SQS keeps
+ * step of the retry schedule fits), so nothing is re-sent by us and the receive count SQS keeps
  * drives the DLQ: after the last attempt the message is released at once and, past
  * maxReceiveCount, SQS moves it to the DLQ. (Delete + re-send with DelaySeconds would cap each
  * hop at 15 min and need explicit DLQ writes.)
@@ -10,7 +10,7 @@ import * as z from "zod/mini";
 import type { SQSEvent } from "aws-lambda";
 import { config } from "../shared/config.ts";
 import { deliveriesRepo } from "../shared/db/webhooks-repo.ts";
-import { attemptDelivery } from "../shared/domain/deliveries.ts";
+import { attemptDelivery, DELIVERY_ID } from "../shared/domain/deliveries.ts";
 import { parseSchedule } from "../shared/delivery/schedule.ts";
 import { recordDeliveryMetrics } from "../shared/delivery/metrics.ts";
 import { postJson } from "../shared/delivery/sender.ts";
@@ -18,7 +18,7 @@ import { processBatch } from "../shared/queue/batch.ts";
 import { EVENT_NAMES } from "../shared/events/catalog.ts";
 
 const message = z.object({
-  deliveryId: z.string().check(z.regex(/^msg_[0-9a-f]{32}$/)),
+  deliveryId: z.string().check(z.regex(DELIVERY_ID)),
   accountId: z.number().check(z.int()),
   webhookId: z.number().check(z.int()),
   seq: z.number().check(z.int()),

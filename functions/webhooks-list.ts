@@ -2,7 +2,8 @@ import { api } from "../shared/http/api.ts";
 import { webhooksRepo } from "../shared/db/webhooks-repo.ts";
 import { listWebhooks } from "../shared/domain/webhooks.ts";
 import { webhookListReply } from "../shared/http/schemas/webhooks.ts";
+import { payloadReply } from "../shared/http/replies.ts";
 
 export const handler = api("webhooks.list", { response: webhookListReply }, async (ctx) => ({
-  body: { payload: { webhooks: await listWebhooks(webhooksRepo, ctx.accountId) } },
+  body: payloadReply({ webhooks: await listWebhooks(webhooksRepo, ctx.accountId) }),
 }));

@@ -3,7 +3,8 @@ import { webhooksRepo } from "../shared/db/webhooks-repo.ts";
 import { resetSecret } from "../shared/domain/webhooks.ts";
 import { idParam } from "../shared/http/params.ts";
 import { webhookReply } from "../shared/http/schemas/webhooks.ts";
+import { payloadReply } from "../shared/http/replies.ts";
 
 export const handler = api("webhooks.reset_secret", { response: webhookReply }, async (ctx) => ({
-  body: { payload: { webhook: await resetSecret(webhooksRepo, ctx.accountId, idParam(ctx.params, "webhook_id"), ctx.now) } },
+  body: payloadReply({ webhook: await resetSecret(webhooksRepo, ctx.accountId, idParam(ctx.params, "webhook_id"), ctx.now) }),
 }));

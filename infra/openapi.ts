@@ -32,6 +32,7 @@ import {
   ValidationError,
 } from "../shared/domain/errors.ts";
 import { ROOT } from "./build.ts";
+import { DELIVERY_ID } from "../shared/domain/deliveries.ts";
 
 type Json = Record<string, unknown>;
 
@@ -39,7 +40,7 @@ export const DOCS_DIR = join(ROOT, "docs");
 
 /** Path parameters that are not per-account integer ids. */
 const STRING_PARAMS: Record<string, Json> = {
-  delivery_id: { type: "string", pattern: "^msg_[0-9a-f]{32}$", description: "The delivery id (the webhook-id header)" },
+  delivery_id: { type: "string", pattern: DELIVERY_ID.source, description: "The delivery id (the webhook-id header)" },
   token_id: { type: "string", pattern: "^[0-9a-f]{16}$", description: "The API key id (as listed)" },
 };
 

@@ -1,5 +1,5 @@
 /**
- * One DynamoDB client per container (DESIGN.md, Style 5), endpoint from config.
+ * One DynamoDB client per container (created once, reused by every invocation), endpoint from config.
  * The Document client marshals plain objects; numbers stay numbers.
  */
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";

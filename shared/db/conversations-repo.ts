@@ -2,8 +2,8 @@
  * Conversations, messages, the conversations/meta counter items and the per-day report counters.
  * A change and all its counters and outbox items go in ONE TransactWriteItems.
  */
-import type { Attachment, Conversation, ConversationStore, CounterDelta, Effects, Message, MetaCounts, Status, User } from "../domain/conversations.ts";
-import { STATUSES } from "../domain/conversations.ts";
+import type { Attachment, Conversation, ConversationStore, CounterDelta, Effects, Message, MetaCounts, Status, User } from "../domain/conversations/model.ts";
+import { STATUSES } from "../domain/conversations/model.ts";
 import type { ReportIncrement } from "../domain/reports.ts";
 import type { Role } from "../routes.ts";
 import { accountsRepo } from "./accounts-repo.ts";

@@ -1,5 +1,5 @@
 /**
- * Every key string of the main table comes from here (DESIGN.md, Data).
+ * Every key string of the main table comes from here (one table: every key is built by these functions).
  * Ids are zero-padded in sort keys so that lexical order is numeric order.
  */
 
@@ -29,7 +29,7 @@ export const keys = {
   inbox: (accountId: number, inboxId: number) => ({ pk: `ACCOUNT#${accountId}`, sk: `INBOX#${pad(inboxId)}` }),
   inboxPrefix: (accountId: number) => ({ pk: `ACCOUNT#${accountId}`, skPrefix: "INBOX#" }),
 
-  // Conversation domain (issue 4): contacts, search index, conversations, messages, counters, reports, uploads.
+  // Conversation domain: contacts, search index, conversations, messages, counters, reports, uploads.
   contact: (accountId: number, contactId: number) => ({ pk: `ACCOUNT#${accountId}`, sk: `CONTACT#${pad(contactId)}` }),
   contactPrefix: (accountId: number) => ({ pk: `ACCOUNT#${accountId}`, skPrefix: "CONTACT#" }),
   /** Uniqueness markers: one contact per e-mail / identifier in an account. */
@@ -65,7 +65,7 @@ export const keys = {
   reportPartition: (accountId: number, scope: string) => ({ pk: `ACCOUNT#${accountId}#REPORT#${scope}` }),
 
   upload: (accountId: number, blobId: number) => ({ pk: `ACCOUNT#${accountId}`, sk: `UPLOAD#${pad(blobId)}` }),
-  // Webhooks (issue 3)
+  // Webhooks
   webhook: (accountId: number, webhookId: number) => ({ pk: `ACCOUNT#${accountId}`, sk: `WEBHOOK#${pad(webhookId)}` }),
   webhookPrefix: (accountId: number) => ({ pk: `ACCOUNT#${accountId}`, skPrefix: "WEBHOOK#" }),
   /** Uniqueness marker: one webhook per (account, normalized url); `urlHash` = SHA-256 hex of the url. */
@@ -82,7 +82,7 @@ export const keys = {
   deliveryGsi1Prefix: (accountId: number, webhookId: number) => ({ gsi1pk: `WEBHOOK#${accountId}#${pad(webhookId)}`, skPrefix: "DELIVERY#" }),
   /** THROTTLE table: a key's `last_used_at` (every function may write that table). */
   apiKeyUse: (keyId: string) => ({ pk: `KEYUSE#${keyId}` }),
-  /** Password-reset token, found by the SHA-256 of the token in the mailed link (issue 7). */
+  /** Password-reset token, found by the SHA-256 of the token in the mailed link. */
   passwordReset: (hashHex: string) => ({ pk: `PWRESET#${hashHex}`, sk: "PWRESET" }),
 } as const;
 
@@ -95,7 +95,7 @@ export const throttleKeys = {
   sliceOf: (attribute: string): number | undefined => (/^s\d+$/.test(attribute) ? Number(attribute.slice(1)) : undefined),
 } as const;
 
-/** Public checkout and billing (issue 6): catalog, checkout tokens, subscriptions, quotes. */
+/** Public checkout and billing: catalog, checkout tokens, subscriptions, quotes. */
 export const checkoutKeys = {
   /** Plans and coupons share one partition each: small, listed whole, read by slug/code. */
   plan: (slug: string) => ({ pk: "CATALOG#PLAN", sk: `PLAN#${slug}` }),

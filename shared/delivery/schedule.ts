@@ -1,5 +1,5 @@
 /**
- * The retry schedule (API.md, Delivery): delays in seconds after each failed attempt.
+ * The retry schedule: delays in seconds after each failed attempt.
  * Default 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h: 8 attempts in all. WEBHOOK_RETRY_SCHEDULE
  * (comma-separated seconds) overrides it.
  */

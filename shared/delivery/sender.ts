@@ -1,5 +1,5 @@
 /**
- * The SSRF-safe HTTP sender (API.md, Delivery): resolves the hostname itself, refuses any
+ * The SSRF-safe HTTP sender: resolves the hostname itself, refuses any
  * forbidden address (ssrf.ts), then dials the checked IP through a custom `lookup`, so the TLS
  * name (SNI) and the Host header stay the hostname. No redirects are followed (3xx = failure);
  * the whole exchange is bounded by the timeout.

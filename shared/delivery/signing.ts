@@ -1,5 +1,5 @@
 /**
- * Standard Webhooks signing (API.md, Delivery): `webhook-signature: v1,<base64 HMAC-SHA256 of
+ * Standard Webhooks signing: `webhook-signature: v1,<base64 HMAC-SHA256 of
  * "<id>.<timestamp>.<body>">`, keyed with the base64-decoded part of `whsec_<base64>`.
  */
 import { createHmac, randomBytes } from "node:crypto";

@@ -1,5 +1,5 @@
 /**
- * SSRF guard (API.md, Delivery): no delivery reaches a private, loopback, link-local, CGNAT,
+ * SSRF guard: no delivery reaches a private, loopback, link-local, CGNAT,
  * metadata, unique-local, multicast, unspecified or otherwise non-public address. Checked on
  * the resolved IP, which is then the one dialled (see sender.ts).
  */

@@ -1,5 +1,5 @@
 /**
- * `/api/v1/profile/access_tokens` (API.md, Authentication): a user's API keys. Listed with their
+ * `/api/v1/profile/access_tokens`: a user's API keys. Listed with their
  * prefix only; created with the full key shown once; revoked at once (no auth cache anywhere,
  * every authentication reads the key's item with a strongly consistent read).
  */

@@ -1,6 +1,6 @@
 /**
  * API-key authentication: `api_access_token` -> Identity. Keys are looked up by SHA-256;
- * account routes also need a membership with a sufficient role (API.md, 401 rows).
+ * account routes also need a membership with a sufficient role (else 401).
  */
 import type { Role } from "../routes.ts";
 import { ForbiddenAccount, ForbiddenAction, Unauthorized } from "./errors.ts";

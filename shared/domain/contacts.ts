@@ -1,8 +1,8 @@
-/** Contacts: create, show, update, list, search (API.md; issue 4). */
+/** Contacts: create, show, update, list, search. */
 import { accountRef, type Account } from "./accounts.ts";
 import { NotFound, ValidationError } from "./errors.ts";
 import type { DomainEvent } from "../events/outbox.ts";
-import { pageMeta, slicePage, type Page, type PageMeta, type PageRequest } from "./paging.ts";
+import { pageMeta, slicePage, type Listing, type Page, type PageRequest } from "./paging.ts";
 import { contactTrigrams, matchesContact, normalize, planSearch, type SearchPlan } from "./search-index.ts";
 
 export interface Contact {
@@ -131,9 +131,9 @@ export async function updateContact(store: ContactStore, accountId: number, cont
   return updated;
 }
 
-export async function listContacts(store: ContactStore, accountId: number, req: PageRequest): Promise<{ meta: PageMeta; payload: Contact[] }> {
+export async function listContacts(store: ContactStore, accountId: number, req: PageRequest): Promise<Listing<Contact>> {
   const [page, count] = await Promise.all([store.listContacts(accountId, req), store.countContacts(accountId)]);
-  return { meta: pageMeta(count, req, page), payload: page.items };
+  return { meta: pageMeta(count, req, page), items: page.items };
 }
 
 export type ContactSort = "name" | "-name" | "created_at" | "-created_at" | "last_activity_at" | "-last_activity_at";
@@ -156,12 +156,12 @@ export async function searchContacts(
   store: ContactStore,
   accountId: number,
   input: { q: string | undefined; sort: ContactSort | undefined; req: PageRequest },
-): Promise<{ meta: PageMeta; payload: Contact[] }> {
+): Promise<Listing<Contact>> {
   const q = normalize(input.q ?? "");
   if (!q) throw ValidationError.raw(SEARCH_Q_MISSING, SEARCH_Q_MISSING.error);
   const ids = await store.searchCandidates(accountId, planSearch(q));
   const matches = (await store.getContacts(accountId, ids)).filter((c) => matchesContact(c, q));
   matches.sort(SORTS[input.sort ?? "-created_at"]);
   const page = slicePage(matches, input.req);
-  return { meta: pageMeta(matches.length, input.req, page), payload: page.items };
+  return { meta: pageMeta(matches.length, input.req, page), items: page.items };
 }

@@ -1,5 +1,5 @@
 /**
- * Deliveries (API.md, Webhooks + Delivery): one per (event, webhook), created idempotently by
+ * Deliveries: one per (event, webhook), created idempotently by
  * the fan-out, attempted by the delivery worker, every attempt logged, retried on a schedule.
  * Ports: DeliveryStore (DynamoDB), DeliveryQueue (SQS), Sender (HTTP). No AWS imports here.
  */
@@ -49,7 +49,7 @@ export interface Delivery {
   readonly attempt_log: readonly Attempt[];
 }
 
-/** D of API.md (+ the attempt log). */
+/** The delivery as replies show it, with its attempt log. */
 export function deliveryView(d: Delivery) {
   return {
     id: d.id,
@@ -119,9 +119,15 @@ export type Sender = (url: string, body: string, headers: Record<string, string>
 
 export const DELIVERY_TTL_SECONDS = 30 * 24 * 3600;
 
+const DELIVERY_ID_PREFIX = "msg_";
+const DELIVERY_ID_HEX_DIGITS = 32;
+
+/** What a delivery id (and so every webhook-id header) looks like: `msg_` and 32 lower-case hex digits. */
+export const DELIVERY_ID = new RegExp(`^${DELIVERY_ID_PREFIX}[0-9a-f]{${DELIVERY_ID_HEX_DIGITS}}$`);
+
 /** Deterministic: the same event and webhook always give the same delivery (and webhook-id). */
 export function deliveryIdFor(eventId: string, accountId: number, webhookId: number): string {
-  return `msg_${createHash("sha256").update(`${eventId}:${accountId}:${webhookId}`).digest("hex").slice(0, 32)}`;
+  return `${DELIVERY_ID_PREFIX}${createHash("sha256").update(`${eventId}:${accountId}:${webhookId}`).digest("hex").slice(0, DELIVERY_ID_HEX_DIGITS)}`;
 }
 
 /** One outbox event as the fan-out sees it. */

@@ -1,6 +1,6 @@
 /**
- * Typed errors (DESIGN.md, Style 3). Each carries its HTTP status, a stable code and the body
- * of API.md; one middleware renders them. Nothing else reaches a client.
+ * Typed errors. Each carries its HTTP status, a stable code and its documented body; one
+ * middleware renders them. Nothing else reaches a client (a raw error never does).
  */
 
 export interface FieldError {
@@ -62,7 +62,7 @@ export class ForbiddenAction extends AppError {
   }
 }
 
-/** A failed login: API.md fixes this Chatwoot/devise body. */
+/** A failed login, in Chatwoot's devise body. */
 export class InvalidLogin extends AppError {
   readonly status = 401;
   readonly code = "invalid_login";
@@ -125,7 +125,7 @@ const humanize = (field: string): string => {
   return words.charAt(0).toUpperCase() + words.slice(1);
 };
 
-/** 422 with the Chatwoot-style body of API.md (`message`, `attributes`, `errors`). */
+/** 422 with the Chatwoot-style body (`message`, `attributes`, `errors`). */
 export class ValidationError extends AppError {
   readonly status = 422;
   readonly code = "validation";
@@ -138,7 +138,7 @@ export class ValidationError extends AppError {
   static field(field: string, code: string, message: string): ValidationError {
     return new ValidationError([{ field, code, message }]);
   }
-  /** A 422 whose body API.md fixes differently (e.g. contact search without `q`). */
+  /** A 422 with a different fixed body (e.g. contact search without `q`). */
   static raw(body: unknown, message = "Validation failed"): ValidationError {
     return new ValidationError([{ field: "base", code: "invalid", message }], body);
   }

@@ -3,7 +3,7 @@ import type { Role } from "../routes.ts";
 /** Who is calling: resolved from `api_access_token` (and the account in the path). */
 export interface Identity {
   readonly userId: number;
-  /** The API key used: its own identity for per-user rate limits (SPEC 5.2). */
+  /** The API key used: its own identity for per-user rate limits (a user is an API key there). */
   readonly keyId: string;
   /** Present on account routes, after the membership check. */
   readonly accountId?: number;

@@ -86,6 +86,11 @@ export async function getInbox(store: InboxStore, accountId: number, inboxId: nu
   return inbox;
 }
 
+/** Every inbox of the account. */
+export async function listInboxes(store: InboxStore, accountId: number): Promise<Inbox[]> {
+  return store.listInboxes(accountId);
+}
+
 export async function updateInbox(
   store: InboxStore,
   accountId: number,

@@ -1,5 +1,5 @@
 /**
- * Pagination of API.md (Common rules): `page` (1-based), `per` (default 25, clamped to 1..100)
+ * Pagination of every list: `page` (1-based), `per` (default 25, clamped to 1..100)
  * and an opaque `cursor`. Lists are keyed by integer ids, so a cursor is "after id N".
  */
 
@@ -51,6 +51,12 @@ export function pageMeta<T>(count: number, req: PageRequest, page: Page<T>): Pag
     has_more: page.hasMore,
     next_cursor: page.hasMore && page.lastId !== undefined ? encodeCursor(page.lastId) : null,
   };
+}
+
+/** One page of a list with its paging meta (and, for some lists, counters beside it). */
+export interface Listing<T, M = PageMeta> {
+  readonly meta: M;
+  readonly items: T[];
 }
 
 /** Slices an in-memory, already ordered list (search results). */

@@ -1,5 +1,5 @@
 /**
- * Password recovery (API.md, Authentication).
+ * Password recovery.
  *
  * `POST /auth/password`: always the same reply. For a known e-mail a reset token (256 random
  * bits, stored as its SHA-256, one hour of life checked at read time) is stored and mailed as a
@@ -89,7 +89,7 @@ export function resetMail(to: string, name: string, link: string): MailMessage {
   };
 }
 
-export async function requestPasswordReset(deps: ResetDeps, email: string, now: Date): Promise<{ message: string }> {
+export async function requestPasswordReset(deps: ResetDeps, email: string, now: Date): Promise<string> {
   const clock = deps.pacing?.nowMs ?? Date.now;
   const started = clock();
   await sendResetIfKnown(deps, email, now);
@@ -97,7 +97,7 @@ export async function requestPasswordReset(deps: ResetDeps, email: string, now: 
     const left = started + deps.pacing.minReplyMs - clock();
     if (left > 0) await (deps.pacing.sleep ?? sleep)(left);
   }
-  return { message: RESET_REQUESTED_MESSAGE };
+  return RESET_REQUESTED_MESSAGE;
 }
 
 async function sendResetIfKnown(deps: ResetDeps, email: string, now: Date): Promise<void> {
@@ -126,7 +126,7 @@ export interface ResetInput {
 const invalidToken = () => ValidationError.field("reset_password_token", "invalid", "is invalid");
 const expiredToken = () => ValidationError.field("reset_password_token", "expired", "has expired, please request a new one");
 
-export async function resetPassword(store: ResetStore, input: ResetInput, now: Date): Promise<{ message: string }> {
+export async function resetPassword(store: ResetStore, input: ResetInput, now: Date): Promise<string> {
   if (input.password !== input.password_confirmation) {
     throw ValidationError.field("password_confirmation", "confirmation", "doesn't match Password");
   }
@@ -147,5 +147,5 @@ export async function resetPassword(store: ResetStore, input: ResetInput, now: D
   const committed = await store.commitReset({ userId: user.id, tokenHash, fromVersion: user.pwVersion, passwordHash, nowSec });
   if (!committed) throw invalidToken();
   await store.revokeAllKeys(user.id);
-  return { message: RESET_DONE_MESSAGE };
+  return RESET_DONE_MESSAGE;
 }

@@ -1,5 +1,5 @@
 /**
- * Reports (API.md v2 reports): per-day counters per account and per inbox, written in the same
+ * Reports (the v2 reports route): per-day counters per account and per inbox, written in the same
  * transaction as the change they count, read back and grouped by day, week (ISO, Monday) or
  * month. Days are UTC.
  */

@@ -1,5 +1,5 @@
 /**
- * Contact search index (issue 4): case-insensitive substring search without reading every
+ * Contact search index: case-insensitive substring search without reading every
  * contact. Each contact gets one posting per distinct trigram of its searchable fields (name,
  * e-mail, phone, identifier), each field padded with two end sentinels so that every character
  * position starts a trigram. Then:

@@ -1,5 +1,5 @@
 /**
- * `POST /auth/sign_in` (API.md, Authentication): e-mail + password -> a new API key for this
+ * `POST /auth/sign_in`: e-mail + password -> a new API key for this
  * session. Exactly one scrypt verification per attempt, known e-mail or not (against
  * DUMMY_HASH when unknown), so the hashing work does not reveal which e-mails exist.
  */
@@ -46,25 +46,24 @@ export interface SignInInput {
   readonly password: string;
 }
 
-export interface SignInReply {
-  readonly data: {
-    readonly id: number;
-    readonly name: string;
-    readonly email: string;
-    readonly account_id: number | null;
-    readonly role: Role | null;
-    readonly access_token: string;
-    readonly provider: "email";
-    readonly uid: string;
-    readonly accounts: readonly AccountMembership[];
-  };
+/** The signed-in user, the new key and the user's accounts (the first one is the default). */
+export interface SignedIn {
+  readonly id: number;
+  readonly name: string;
+  readonly email: string;
+  readonly account_id: number | null;
+  readonly role: Role | null;
+  readonly access_token: string;
+  readonly provider: "email";
+  readonly uid: string;
+  readonly accounts: readonly AccountMembership[];
 }
 
 export const SESSION_KEY_NAME = "session";
 
 export const normalizeEmail = (email: string): string => email.trim().toLowerCase();
 
-export async function signIn(store: SignInStore, input: SignInInput, now: Date): Promise<SignInReply> {
+export async function signIn(store: SignInStore, input: SignInInput, now: Date): Promise<SignedIn> {
   const user = await store.findUserByEmail(normalizeEmail(input.email));
   // Always one verification: a user without a password (API-only) is checked against the dummy too.
   const ok = await verifyPassword(input.password, user?.passwordHash ?? DUMMY_HASH);
@@ -76,16 +75,14 @@ export async function signIn(store: SignInStore, input: SignInInput, now: Date):
   if (!key) throw new InvalidLogin();
   const first = accounts[0];
   return {
-    data: {
-      id: user.id,
-      name: user.name,
-      email: user.email,
-      account_id: first?.id ?? null,
-      role: first?.role ?? null,
-      access_token: key.access_token,
-      provider: "email",
-      uid: user.email,
-      accounts,
-    },
+    id: user.id,
+    name: user.name,
+    email: user.email,
+    account_id: first?.id ?? null,
+    role: first?.role ?? null,
+    access_token: key.access_token,
+    provider: "email",
+    uid: user.email,
+    accounts,
   };
 }

@@ -1,5 +1,5 @@
 /**
- * Uploads (API.md `POST .../upload`): one multipart `attachment` of at most 4 MB, stored in a
+ * Uploads (`POST .../upload`): one multipart `attachment` of at most 4 MB, stored in a
  * private bucket; the reply carries a time-limited signed URL. Messages reference uploads by
  * `attachment_ids` (= blob_id).
  */

@@ -1,5 +1,5 @@
 /**
- * Webhook subscriptions (API.md, Webhooks): per-account integer ids, url unique per account
+ * Webhook subscriptions: per-account integer ids, url unique per account
  * (a marker item written in the same transaction: see WebhookStore), administrators only.
  */
 import { createHash } from "node:crypto";
@@ -27,7 +27,7 @@ export interface InboxRef {
   readonly name: string;
 }
 
-/** W of API.md. */
+/** The webhook as replies show it: its inbox as `{id, name}`. */
 export interface WebhookView extends Omit<Webhook, "inbox_id"> {
   readonly inbox: InboxRef | null;
 }
@@ -185,7 +185,7 @@ export async function resetSecret(store: WebhookStore, accountId: number, webhoo
   return view(next, next.inbox_id === null ? null : await store.getInboxRef(accountId, next.inbox_id));
 }
 
-/** Does this webhook receive this event? (API.md, Payloads: scope rules.) */
+/** Does this webhook receive this event? (Its subscriptions, and for an inbox webhook, its inbox.) */
 export function wants(w: Webhook, event: EventName, inboxId: number | undefined): boolean {
   if (!w.subscriptions.includes(event)) return false;
   if (w.webhook_type === "account_type") return true;

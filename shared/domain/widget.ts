@@ -1,4 +1,4 @@
-/** The public web-widget events endpoint (API.md): fires `webwidget_triggered` for a website_token. */
+/** The public web-widget events endpoint: fires `webwidget_triggered` for a website_token. */
 import { accountRef, type Account } from "./accounts.ts";
 import { contactRef, type Contact } from "./contacts.ts";
 import { NotFound } from "./errors.ts";
@@ -24,7 +24,7 @@ export interface WidgetEventInput {
  * A known `contact_identifier` embeds that contact; an unknown or absent one sends `contact: {}`
  * and a random visitor id (the endpoint is public: it never creates contacts).
  */
-export async function triggerWidget(store: WidgetStore, websiteToken: string, input: WidgetEventInput): Promise<{ success: true }> {
+export async function triggerWidget(store: WidgetStore, websiteToken: string, input: WidgetEventInput): Promise<void> {
   const found = await store.findWidgetInbox(websiteToken);
   if (!found) throw new NotFound();
   const [account, inbox, contact] = await Promise.all([
@@ -51,5 +51,4 @@ export async function triggerWidget(store: WidgetStore, websiteToken: string, in
       },
     },
   ]);
-  return { success: true };
 }

@@ -1,4 +1,4 @@
-/** The 12 subscribable events of the brief (SPEC 6.1), in its order. */
+/** The 12 subscribable events, in their documented order. */
 export const EVENT_NAMES = [
   "conversation_created",
   "conversation_updated",

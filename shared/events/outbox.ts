@@ -1,5 +1,5 @@
 /**
- * The outbox (DESIGN.md, Shape): an event is an item written in the same TransactWriteItems
+ * The outbox: an event is an item written in the same TransactWriteItems
  * as the change that causes it. The table stream + EventBridge Pipe forward inserts of these
  * items; they also are the 7-day event log that `resend` reads.
  */
@@ -12,12 +12,12 @@ export const OUTBOX_TTL_SECONDS = 7 * 24 * 3600;
 
 /** What a use case asks to emit; the repository writes it with the state change. */
 export interface DomainEvent {
-  /** A webhook event (the 12 of the brief) or an operator event (subscription_created...). */
+  /** A webhook event (one of the 12 subscribable ones) or an operator event (subscription_created...). */
   readonly event: EventName | OperatorEventName;
   readonly accountId: number;
   /** The inbox the event belongs to (inbox-scope webhooks); absent for contact events. */
   readonly inboxId?: number;
-  /** The webhook body: `{event, id, ...}` (API.md, Payloads). */
+  /** The webhook body: `{event, id, ...}`. */
   readonly payload: { readonly event: EventName | OperatorEventName; readonly id: string } & Record<string, unknown>;
 }
 
@@ -37,7 +37,7 @@ export interface OutboxItem {
 export const outboxKey = (eventId: string) => ({ pk: `OUTBOX#${eventId}`, sk: "OUTBOX" });
 
 export function outboxItem(e: DomainEvent, nowMs: number, eventId: string = randomUUID()): OutboxItem {
-  // Webhook events must have their documented shape (API.md, Payloads): a builder bug throws here,
+  // Webhook events must have their documented shape (payloads.ts): a builder bug throws here,
   // before the transaction, instead of reaching customers.
   if (isEventName(e.event)) {
     if (e.payload.event !== e.event) throw new Error(`outbox: payload.event ${e.payload.event} != ${e.event}`);

@@ -1,7 +1,7 @@
 /**
- * The webhook body of each of the 12 events (API.md, Payloads), as zod/mini schemas.
+ * The webhook body of each of the 12 events, as zod/mini schemas.
  * Top-level `event` and string `id` always; the listed fields required; unknown fields allowed
- * (receivers tolerate them, SPEC 6.2). The outbox writer checks every webhook event against
+ * (receivers must tolerate them). The outbox writer checks every webhook event against
  * these: a mismatch is a programming error in a payload builder, never a client error.
  */
 import * as z from "zod/mini";

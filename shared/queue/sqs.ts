@@ -1,4 +1,4 @@
-/** One SQS client per container (DESIGN.md, Style 5), endpoint from config; the deliveries queue adapter. */
+/** One SQS client per container (created once, reused by every invocation), endpoint from config; the deliveries queue adapter. */
 import { SendMessageBatchCommand, SQSClient } from "@aws-sdk/client-sqs";
 import { config } from "../config.ts";
 import type { DeliveryMessage, DeliveryQueue } from "../domain/deliveries.ts";

@@ -128,7 +128,7 @@ export function tightest(verdicts: readonly (Verdict | undefined)[]): Verdict | 
   return best;
 }
 
-/** `RateLimit: "<rule>";r=<remaining>;t=<seconds>` (IETF draft, API.md Common rules). */
+/** `RateLimit: "<rule>";r=<remaining>;t=<seconds>` (IETF RateLimit headers draft). */
 export function rateLimitHeader(v: Verdict, nowMs: number): string {
   return `"${v.rule.name}";r=${v.remaining};t=${secondsUntil(nowMs, v.resetAt)}`;
 }

@@ -1,5 +1,5 @@
 /**
- * Every rate-limit rule (SPEC 8, API.md "Rate limits"), by the names the route table uses.
+ * Every rate-limit rule, by the names the route table uses.
  * "global" applies to every route; the others to the routes that list them in `throttle`.
  *
  * - fixed: a window aligned to multiples of its length (general rules).
@@ -84,25 +84,25 @@ const security = (name: RuleName, limit: number, windowSeconds: number, key: Key
 
 export function buildRules(c: Limits): Readonly<Record<RuleName, Rule>> {
   return {
-    // SPEC 8.1, 8.5: everything, per IP.
+    // Everything, per IP.
     global: general("global", c.THROTTLE_LIMIT, MINUTE, "ip"),
-    // SPEC 8.2 (per account unless stated; "per user" = per API key, SPEC 5.2).
+    // Per account unless stated; "per user" = per API key.
     contact_search: general("contact_search", c.RATE_LIMIT_CONTACT_SEARCH, MINUTE, "account"),
     upload: general("upload", 60, HOUR, "account"),
     transcript: general("transcript", c.RATE_LIMIT_CONVERSATION_TRANSCRIPT, HOUR, "account"),
     reports_account: general("reports_account", c.RATE_LIMIT_REPORTS_API_ACCOUNT_LEVEL, MINUTE, "account"),
     reports_user: general("reports_user", c.RATE_LIMIT_REPORTS_API_USER_LEVEL, MINUTE, "api_key"),
     conversations_meta: general("conversations_meta", c.RATE_LIMIT_CONVERSATIONS_META, MINUTE, "api_key"),
-    // SPEC 8.3.
+    // Sign-in and password reset: per IP and per e-mail.
     login_ip: security("login_ip", 5, 5 * MINUTE, "ip"),
     login_email: security("login_email", 10, 15 * MINUTE, "email"),
     password_ip: security("password_ip", 5, 30 * MINUTE, "ip"),
-    // SPEC 8.4, per IP.
+    // Public checkout, per IP.
     checkout_subscribe: security("checkout_subscribe", 5, 30 * MINUTE, "ip"),
     checkout_link: general("checkout_link", 60, MINUTE, "ip"),
     checkout_prefill: security("checkout_prefill", 20, 10 * MINUTE, "ip"),
     checkout_coupon: security("checkout_coupon", 10, 10 * MINUTE, "ip"),
-    // Left open by the brief; the project's choices (README, Rate limiting):
+    // The project's own choices (README, Rate limiting):
     // a quote request reaches a salesperson: 10 per hour per IP keeps a form spammer out.
     checkout_quote: general("checkout_quote", 10, HOUR, "ip"),
     // the published price table, read by every page view of the marketing site: 120 per minute.

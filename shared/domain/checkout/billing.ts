@@ -1,5 +1,5 @@
 /**
- * Billing coupon for an existing customer (API.md): the coupon priced on the account's current
+ * Billing coupon for an existing customer: the coupon priced on the account's current
  * subscription (plan, cycle, additional inboxes) with the same function an invoice uses.
  */
 import { ValidationError } from "../errors.ts";

@@ -1,5 +1,5 @@
 /**
- * The checkout catalog: plans and coupons (SPEC 2.4, API.md "Public checkout"), with the zod
+ * The checkout catalog: plans and coupons, with the zod
  * schemas that validate the operator's JSON files (`npm run admin`) and the stored items.
  * Money is integer cents.
  */
@@ -113,7 +113,7 @@ export function couponView(c: Coupon) {
   };
 }
 
-/** The public view of a plan (API.md plans row). */
+/** The public view of a plan (what `GET .../plans` lists). */
 export function planView(p: Plan) {
   return {
     slug: p.slug,

@@ -1,5 +1,5 @@
 /**
- * Public checkout use cases (API.md "Public checkout"): plans, link with a 24-hour customer
+ * Public checkout use cases: plans, link with a 24-hour customer
  * token, prefill, coupon check, quote. Subscribe is in subscribe.ts, billing coupon in billing.ts.
  */
 import { NotFound, ValidationError } from "../errors.ts";
@@ -8,7 +8,7 @@ import type { DomainEvent } from "../../events/outbox.ts";
 import { checkCoupon, couponView, normalizeCouponCode, planView, type BillingCycle, type Coupon, type CouponRejection, type Plan } from "./catalog.ts";
 import { priceFor, type Price } from "./pricing.ts";
 
-/** Stored checkout customer data lives 24 hours (SPEC 8.6). */
+/** Stored checkout customer data lives 24 hours, no longer. */
 export const TOKEN_TTL_SECONDS = 24 * 3600;
 /** 24 random bytes = 192 bits (≥ 128), 32 base64url characters. */
 const TOKEN_BYTES = 24;
@@ -66,7 +66,7 @@ const sec = (now: Date): number => Math.floor(now.getTime() / 1000);
 export async function listPublishedPlans(catalog: CatalogReader) {
   const plans = (await catalog.listPlans()).filter((p) => p.published);
   plans.sort((a, b) => a.sort_order - b.sort_order || a.prices.monthly - b.prices.monthly || a.slug.localeCompare(b.slug));
-  return { plans: plans.map(planView) };
+  return plans.map(planView);
 }
 
 /** A published plan, or the 422 naming `plan`. */
@@ -217,5 +217,5 @@ export async function requestQuote(store: QuoteStore, input: QuoteInput, now: Da
     created_at: sec(now),
   };
   await store.insertQuote(quote, [{ event: "quote_requested", accountId: NO_ACCOUNT, payload: { ...quote, event: "quote_requested", id: String(quote.id) } }]);
-  return { quote: { id: quote.id, status: quote.status, created_at: quote.created_at } };
+  return { id: quote.id, status: quote.status, created_at: quote.created_at };
 }

@@ -1,6 +1,6 @@
 /**
- * CNPJ (Brazilian company registration) with check digits, numeric and alphanumeric
- * (API.md): 14 characters once `.`, `/`, `-` are removed; the first 12 are digits or capital
+ * CNPJ (Brazilian company registration) with check digits, numeric and alphanumeric:
+ * 14 characters once `.`, `/`, `-` are removed; the first 12 are digits or capital
  * letters, the last 2 are mod-11 check digits where each character is worth its ASCII code − 48.
  */
 

@@ -1,5 +1,5 @@
 /**
- * `Idempotency-Key` records for subscribe (API.md): the same key with the same body returns the
+ * `Idempotency-Key` records for subscribe: the same key with the same body returns the
  * first reply; with another body, 409.
  *
  * The first reply holds a fresh API key, and the body holds a password, so neither is stored in

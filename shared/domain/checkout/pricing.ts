@@ -1,5 +1,5 @@
 /**
- * THE pricing function (API.md: P = {currency, subtotal, discount, total}): link, coupon,
+ * THE pricing function (a price is {currency, subtotal, discount, total}): link, coupon,
  * subscribe and billing coupon all call `priceFor`. Integer cents throughout; a percent
  * discount rounds half-up to the cent; a fixed discount is capped at the subtotal.
  */

@@ -1,5 +1,5 @@
 /**
- * Subscribe (API.md): account, administrator user, membership, API key, subscription
+ * Subscribe: account, administrator user, membership, API key, subscription
  * (`pending_payment`) and the coupon redemption in ONE transaction, or nothing at all; the
  * `subscription_created` operator event rides in the same transaction (outbox).
  */

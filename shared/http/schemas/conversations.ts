@@ -1,5 +1,5 @@
 import * as z from "zod/mini";
-import { PRIORITIES, STATUSES } from "../../domain/conversations.ts";
+import { PRIORITIES, STATUSES } from "../../domain/conversations/model.ts";
 import { pagingShape, queryInt } from "./paging.ts";
 import { contactRefView } from "./contacts.ts";
 import { lazy } from "../../lazy.ts";

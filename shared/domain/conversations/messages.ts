@@ -1,0 +1,129 @@
+/** Messages of a conversation: create (an incoming one reopens a resolved or snoozed conversation), update, list. */
+import { changedAttributes } from "../contacts.ts";
+import { ValidationError } from "../errors.ts";
+import type { DomainEvent } from "../../events/outbox.ts";
+import { pageMeta, type Listing, type PageRequest } from "../paging.ts";
+import { dayOf, type ReportIncrement } from "../reports.ts";
+import { countedMessage, need, presence, requireConversation, secondsOf } from "./changes.ts";
+import type { Attachment, Conversation, ConversationStore, Message, MessageType, Sender } from "./model.ts";
+import { contactSender, conversationEvent, messageEvent, userSender, viewOf } from "./views.ts";
+
+export function newMessage(
+  conv: Conversation,
+  id: number,
+  input: { content: string | null; message_type: MessageType; private: boolean; content_attributes?: Record<string, unknown> | undefined; source_id?: string | null | undefined },
+  sender: Sender | null,
+  attachments: readonly Attachment[],
+  ts: number,
+): Message {
+  return {
+    id,
+    account_id: conv.account_id,
+    conversation_id: conv.id,
+    inbox_id: conv.inbox_id,
+    content: input.content,
+    message_type: input.message_type,
+    content_type: "text",
+    content_attributes: input.content_attributes ?? {},
+    private: input.private,
+    source_id: input.source_id ?? null,
+    status: "sent",
+    sender,
+    attachments,
+    created_at: ts,
+    updated_at: ts,
+  };
+}
+
+export interface CreateMessageInput {
+  readonly content?: string | undefined;
+  readonly message_type?: "incoming" | "outgoing" | undefined;
+  readonly private?: boolean | undefined;
+  readonly content_attributes?: Record<string, unknown> | undefined;
+  readonly attachment_ids?: readonly number[] | undefined;
+  readonly source_id?: string | undefined;
+}
+
+export async function createMessage(store: ConversationStore, accountId: number, conversationId: number, userId: number, input: CreateMessageInput, now: Date): Promise<Message> {
+  const type = input.message_type ?? "outgoing";
+  const convP = requireConversation(store, accountId, conversationId);
+  // The inbox and contact reads start as soon as the conversation is known, beside the others.
+  const [account, conv, users, id, attachments, [inbox, contact]] = await Promise.all([
+    need(store.getAccount(accountId)),
+    convP,
+    type === "outgoing" ? store.getUsers([userId]) : Promise.resolve([]),
+    store.nextId(accountId, "message"),
+    input.attachment_ids?.length ? store.getAttachments(accountId, input.attachment_ids) : Promise.resolve([]),
+    convP.then((c) => Promise.all([need(store.getInbox(accountId, c.inbox_id)), type === "incoming" ? store.getContact(accountId, c.contact_id) : Promise.resolve(undefined)])),
+  ]);
+  if (input.attachment_ids?.length && attachments.length !== new Set(input.attachment_ids).size) {
+    throw ValidationError.field("attachment_ids", "invalid", "contains an unknown upload");
+  }
+  if (!input.content && attachments.length === 0) throw ValidationError.field("content", "blank", "can't be blank");
+  const sender = type === "incoming" ? (contact ? contactSender(contact) : null) : users[0] ? userSender(users[0]) : null;
+  const ts = secondsOf(now);
+  const message = newMessage(conv, id, { content: input.content ?? null, message_type: type, private: input.private ?? false, content_attributes: input.content_attributes, source_id: input.source_id }, sender, attachments, ts);
+  const firstReply = type === "outgoing" && !message.private && conv.first_reply_created_at === null;
+  const fields: ReportIncrement["fields"] = {};
+  if (countedMessage(message)) fields[type === "incoming" ? "incoming_messages_count" : "outgoing_messages_count"] = 1;
+  if (firstReply) Object.assign(fields, { first_response_sum: Math.max(0, ts - conv.created_at), first_response_count: 1 });
+  // Chatwoot: a contact writing to a resolved or snoozed conversation opens it again.
+  const reopen = type === "incoming" && (conv.status === "resolved" || conv.status === "snoozed") ? { status: "open" as const, updatedAt: Math.max(ts, conv.updated_at) } : undefined;
+  const after: Conversation = {
+    ...conv,
+    ...(reopen ? { status: reopen.status, snoozed_until: null, updated_at: reopen.updatedAt } : {}),
+    last_message: message,
+    last_activity_at: ts,
+    messages_count: conv.messages_count + 1,
+  };
+  const statusEvents: DomainEvent[] = [];
+  if (reopen) {
+    const view = await viewOf(store, after);
+    const changed = changedAttributes(conv, after, ["status"]);
+    statusEvents.push(conversationEvent("conversation_status_changed", view, account, changed), conversationEvent("conversation_updated", view, account, changed));
+  }
+  await store.insertMessage(
+    conv,
+    message,
+    firstReply,
+    {
+      counters: reopen ? [presence(conv, -1), presence(after, 1)] : [],
+      reports: Object.keys(fields).length ? [{ day: dayOf(ts), inboxId: conv.inbox_id, fields }] : [],
+      touchContact: type === "incoming" ? { contactId: conv.contact_id, at: ts } : undefined,
+    },
+    [...statusEvents, messageEvent("message_created", message, after, inbox, account)],
+    reopen,
+  );
+  return message;
+}
+
+export async function updateMessage(
+  store: ConversationStore,
+  accountId: number,
+  conversationId: number,
+  messageId: number,
+  input: { content?: string | undefined; content_attributes?: Record<string, unknown> | undefined },
+  now: Date,
+): Promise<Message> {
+  const [account, conv, prev] = await Promise.all([
+    need(store.getAccount(accountId)),
+    requireConversation(store, accountId, conversationId),
+    need(store.getMessage(accountId, conversationId, messageId)),
+  ]);
+  const next: Message = {
+    ...prev,
+    ...(input.content !== undefined ? { content: input.content } : {}),
+    ...(input.content_attributes !== undefined ? { content_attributes: input.content_attributes } : {}),
+  };
+  if (JSON.stringify(next) === JSON.stringify(prev)) return prev;
+  const updated: Message = { ...next, updated_at: Math.max(secondsOf(now), prev.updated_at) };
+  const inbox = await need(store.getInbox(accountId, conv.inbox_id));
+  await store.replaceMessage(prev, updated, conv, [messageEvent("message_updated", updated, conv, inbox, account)]);
+  return updated;
+}
+
+export async function listMessages(store: ConversationStore, accountId: number, conversationId: number, req: PageRequest): Promise<Listing<Message>> {
+  const conv = await requireConversation(store, accountId, conversationId);
+  const page = await store.listMessages(accountId, conversationId, req);
+  return { meta: pageMeta(conv.messages_count, req, page), items: page.items };
+}

@@ -1,0 +1,92 @@
+/** What a conversation and a message look like in replies and in event payloads. */
+import { accountRef, type Account } from "../accounts.ts";
+import { contactRef, type ChangedAttributes, type Contact } from "../contacts.ts";
+import type { Inbox } from "../inboxes.ts";
+import type { DomainEvent } from "../../events/outbox.ts";
+import type { Conversation, ConversationStore, Message, Sender, User } from "./model.ts";
+
+export const userSender = (u: User): Sender => ({ id: u.id, name: u.name, type: "user", email: u.email });
+export const contactSender = (c: Contact): Sender => ({ id: c.id, name: c.name, type: "contact", email: c.email, thumbnail: c.thumbnail });
+export const userRef = (u: User) => ({ id: u.id, name: u.name, email: u.email, type: "user" as const });
+
+/** The conversation as replies show it: with its contact (meta.sender), assignee and last message. */
+export function conversationView(conv: Conversation, contact: Contact | undefined, assignee: User | undefined) {
+  const { last_message, first_reply_created_at: _f, messages_count: _m, ...rest } = conv;
+  return {
+    ...rest,
+    timestamp: conv.last_activity_at,
+    contact_last_seen_at: null,
+    agent_last_seen_at: null,
+    unread_count: 0,
+    muted: false,
+    can_reply: true,
+    labels: [] as string[],
+    meta: {
+      sender: contact ? contactRef(contact) : null,
+      assignee: assignee ? userRef(assignee) : null,
+    },
+    messages: last_message ? [last_message] : [],
+  };
+}
+export type ConversationView = ReturnType<typeof conversationView>;
+
+export function conversationEvent(
+  event: "conversation_created" | "conversation_updated" | "conversation_status_changed",
+  view: ConversationView,
+  account: Account,
+  changed?: ChangedAttributes,
+): DomainEvent {
+  return {
+    event,
+    accountId: view.account_id,
+    inboxId: view.inbox_id,
+    payload: {
+      ...view,
+      event,
+      id: String(view.id),
+      contact: view.meta.sender ?? {},
+      account: accountRef(account),
+      ...(changed ? { changed_attributes: changed } : {}),
+    },
+  };
+}
+
+export function messageEvent(event: "message_created" | "message_updated", m: Message, conv: Conversation, inbox: Pick<Inbox, "id" | "name">, account: Account): DomainEvent {
+  return {
+    event,
+    accountId: m.account_id,
+    inboxId: m.inbox_id,
+    payload: {
+      ...m,
+      event,
+      id: String(m.id),
+      conversation: {
+        id: conv.id,
+        status: conv.status,
+        inbox_id: conv.inbox_id,
+        contact_id: conv.contact_id,
+        assignee_id: conv.assignee_id,
+        priority: conv.priority,
+        created_at: conv.created_at,
+      },
+      inbox: { id: inbox.id, name: inbox.name },
+      account: accountRef(account),
+    },
+  };
+}
+
+/** The views of conversations of one account, their contacts and assignees read in two batches. */
+export async function hydrate(store: ConversationStore, convs: readonly Conversation[]): Promise<ConversationView[]> {
+  if (convs.length === 0) return [];
+  const accountId = convs[0]!.account_id;
+  const assigneeIds = [...new Set(convs.flatMap((c) => (c.assignee_id ? [c.assignee_id] : [])))];
+  const [contacts, users] = await Promise.all([
+    store.getContacts(accountId, [...new Set(convs.map((c) => c.contact_id))]),
+    assigneeIds.length ? store.getUsers(assigneeIds) : Promise.resolve([]),
+  ]);
+  const contactById = new Map(contacts.map((c) => [c.id, c]));
+  const userById = new Map(users.map((u) => [u.id, u]));
+  return convs.map((c) => conversationView(c, contactById.get(c.contact_id), c.assignee_id ? userById.get(c.assignee_id) : undefined));
+}
+
+export const viewOf = async (store: ConversationStore, conv: Conversation) => (await hydrate(store, [conv]))[0]!;
