@@ -17,8 +17,8 @@ import { allowList, ipSubject, type AllowList } from "../ratelimit/ip.ts";
 import { decide, Limiter, rateLimitHeader, tightest, type Check, type Outcome, type Verdict } from "../ratelimit/limiter.ts";
 import { buildRules, isRuleName, type KeyKind, type Rule, type RuleName } from "../ratelimit/rules.ts";
 import type { ApiRequest, ApiState, Event, Result } from "./api.ts";
-import { log } from "./log.ts";
-import { emitMetric } from "./metrics.ts";
+import { log } from "../observability/log.ts";
+import { emitMetric } from "../observability/metrics.ts";
 
 interface Runtime {
   readonly config: Config;
