@@ -5,6 +5,7 @@
  */
 import { createHash } from "node:crypto";
 import type { EventName } from "../events/catalog.ts";
+import type { OutboxEvent } from "../events/outbox.ts";
 import { signatureHeaders } from "../delivery/signing.ts";
 import { nextRetry, maxAttempts } from "../delivery/schedule.ts";
 import type { SendResult } from "../delivery/sender.ts";
@@ -122,15 +123,6 @@ export const DELIVERY_TTL_SECONDS = 30 * 24 * 3600;
 /** Deterministic: the same event and webhook always give the same delivery (and webhook-id). */
 export function deliveryIdFor(eventId: string, accountId: number, webhookId: number): string {
   return `msg_${createHash("sha256").update(`${eventId}:${accountId}:${webhookId}`).digest("hex").slice(0, 32)}`;
-}
-
-/** One outbox event as the fan-out sees it. */
-export interface OutboxEvent {
-  readonly eventId: string;
-  readonly event: EventName;
-  readonly accountId: number;
-  readonly inboxId?: number | undefined;
-  readonly payload: string;
 }
 
 /**
