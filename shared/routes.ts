@@ -3,10 +3,10 @@
  * The CDK stack makes one Lambda + one API Gateway route per row, the sandbox routes requests by it,
  * and the tests loop over it (auth, tenant-isolation and bad-input matrices, infra parity).
  */
+import type { Role } from "./domain/identity.ts";
 
 export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 export type AuthKind = "api_key" | "public";
-export type Role = "administrator" | "agent";
 
 export interface Route {
   /** Stable id, `area.action`. */

@@ -2,7 +2,7 @@
 import { PutCommand, QueryCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import type { Account, AccountReader } from "../domain/accounts.ts";
 import type { KeyLookup, KeyRecord } from "../domain/auth.ts";
-import type { Role } from "../routes.ts";
+import type { Role } from "../domain/identity.ts";
 import { db, isConditionalFailure, mainTableName, throttleTableName } from "./client.ts";
 import { getItem, nextGlobalId, strip } from "./items.ts";
 import { newApiKey } from "../domain/secrets.ts";

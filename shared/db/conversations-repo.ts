@@ -5,7 +5,7 @@
 import type { Attachment, Conversation, ConversationStore, CounterDelta, Effects, Message, MetaCounts, Status, User } from "../domain/conversations/model.ts";
 import { STATUSES } from "../domain/conversations/model.ts";
 import type { ReportIncrement } from "../domain/reports.ts";
-import type { Role } from "../routes.ts";
+import type { Role } from "../domain/identity.ts";
 import { accountsRepo } from "./accounts-repo.ts";
 import { mainTableName } from "./client.ts";
 import { contactsRepo } from "./contacts-repo.ts";

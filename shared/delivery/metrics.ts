@@ -6,7 +6,7 @@
  * (stale, duplicate, not due yet, webhook deleted) emit nothing.
  */
 import type { AttemptOutcome } from "../domain/deliveries.ts";
-import { emitMetrics } from "../http/metrics.ts";
+import { emitMetrics } from "../observability/metrics.ts";
 
 export const DELIVERY_METRIC = { succeeded: "DeliverySucceeded", retrying: "DeliveryRetried", failed: "DeliveryFailed" } as const;
 

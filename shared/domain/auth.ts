@@ -2,9 +2,8 @@
  * API-key authentication: `api_access_token` -> Identity. Keys are looked up by SHA-256;
  * account routes also need a membership with a sufficient role (else 401).
  */
-import type { Role } from "../routes.ts";
 import { ForbiddenAccount, ForbiddenAction, Unauthorized } from "./errors.ts";
-import { roleAllows, type Identity } from "./identity.ts";
+import { roleAllows, type Identity, type Role } from "./identity.ts";
 import { keyUserHint, sha256Hex } from "./secrets.ts";
 
 export interface KeyRecord {

@@ -5,6 +5,7 @@
  */
 import { createHash } from "node:crypto";
 import type { EventName } from "../events/catalog.ts";
+import type { OutboxEvent } from "../events/outbox.ts";
 import { signatureHeaders } from "../delivery/signing.ts";
 import { nextRetry, maxAttempts } from "../delivery/schedule.ts";
 import type { SendResult } from "../delivery/sender.ts";
@@ -128,15 +129,6 @@ export const DELIVERY_ID = new RegExp(`^${DELIVERY_ID_PREFIX}[0-9a-f]{${DELIVERY
 /** Deterministic: the same event and webhook always give the same delivery (and webhook-id). */
 export function deliveryIdFor(eventId: string, accountId: number, webhookId: number): string {
   return `${DELIVERY_ID_PREFIX}${createHash("sha256").update(`${eventId}:${accountId}:${webhookId}`).digest("hex").slice(0, DELIVERY_ID_HEX_DIGITS)}`;
-}
-
-/** One outbox event as the fan-out sees it. */
-export interface OutboxEvent {
-  readonly eventId: string;
-  readonly event: EventName;
-  readonly accountId: number;
-  readonly inboxId?: number | undefined;
-  readonly payload: string;
 }
 
 /**

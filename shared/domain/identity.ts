@@ -1,4 +1,5 @@
-import type { Role } from "../routes.ts";
+/** A member's role in an account; an account route names the least role it allows. */
+export type Role = "administrator" | "agent";
 
 /** Who is calling: resolved from `api_access_token` (and the account in the path). */
 export interface Identity {

@@ -3,7 +3,7 @@
  * session. Exactly one scrypt verification per attempt, known e-mail or not (against
  * DUMMY_HASH when unknown), so the hashing work does not reveal which e-mails exist.
  */
-import type { Role } from "../routes.ts";
+import type { Role } from "./identity.ts";
 import { InvalidLogin } from "./errors.ts";
 import { DUMMY_HASH, verifyPassword } from "./passwords.ts";
 

@@ -12,8 +12,7 @@ import * as z from "zod/mini";
 import { unmarshall } from "@aws-sdk/util-dynamodb";
 import type { AttributeValue } from "@aws-sdk/client-dynamodb";
 import { EVENT_NAMES, EVENT_SOURCE, type EventName } from "./catalog.ts";
-import { OUTBOX_ENTITY } from "./outbox.ts";
-import type { OutboxEvent } from "../domain/deliveries.ts";
+import { OUTBOX_ENTITY, type OutboxEvent } from "./outbox.ts";
 
 /** EventBridge Pipes filter (DynamoDB stream record): outbox inserts only. */
 export const PIPE_FILTER_PATTERN = { eventName: ["INSERT"], dynamodb: { NewImage: { entity: { S: [OUTBOX_ENTITY] } } } } as const;

@@ -34,6 +34,15 @@ export interface OutboxItem {
   expiresAt: number;
 }
 
+/** One webhook event of the outbox as the fan-out sees it (read back from the events queue). */
+export interface OutboxEvent {
+  readonly eventId: string;
+  readonly event: EventName;
+  readonly accountId: number;
+  readonly inboxId?: number | undefined;
+  readonly payload: string;
+}
+
 export const outboxKey = (eventId: string) => ({ pk: `OUTBOX#${eventId}`, sk: "OUTBOX" });
 
 export function outboxItem(e: DomainEvent, nowMs: number, eventId: string = randomUUID()): OutboxItem {

@@ -2,68 +2,40 @@
  * The HTTP layer every API function uses (DESIGN.md, Shape): middy with request id,
  * error rendering, authentication, body parsing (400/413) and zod validation (422).
  * A handler receives a typed context and returns a Reply; it never sees raw events.
+ * The stages run in the order of API_STAGES; the request state they share is typed (context.ts).
  */
 import middy from "@middy/core";
-import type { MiddlewareObj, Request } from "@middy/core";
-import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from "aws-lambda";
 import type * as z from "zod/mini";
 import { randomUUID } from "node:crypto";
 import { bodyKind, DEFAULT_MAX_BODY_BYTES, routeById, type Route, type RouteId } from "../routes.ts";
 import { AppError, BadRequest, PayloadTooLarge } from "../domain/errors.ts";
-import type { Identity } from "../domain/identity.ts";
 import { authenticate } from "../domain/auth.ts";
 import { accountsRepo } from "../db/accounts-repo.ts";
 import { parseOr422 } from "./validation.ts";
-import { log } from "./log.ts";
-import { emitMetric } from "./metrics.ts";
-import { clientChecksDone, throttleByClient, throttleByIdentity } from "./throttle.ts";
+import { log } from "../observability/log.ts";
+import { emitMetric } from "../observability/metrics.ts";
+import { throttleByClient, throttleByIdentity } from "./throttle.ts";
 import { corsHeaders } from "./cors.ts";
 import { config } from "../config.ts";
 import type { ReplySpec } from "./schemas/common.ts";
+import {
+  requestNow,
+  stateOf,
+  type AccountContext,
+  type ApiLambdaContext,
+  type ContextOf,
+  type Event,
+  type KeyContext,
+  type PublicContext,
+  type Reply,
+  type RequestState,
+  type Result,
+  type Stage,
+} from "./context.ts";
 
-export type Event = APIGatewayProxyEventV2;
-export type Result = APIGatewayProxyStructuredResultV2;
-
-export interface Reply {
-  readonly status?: number;
-  /** JSON-serialised unless `text` is set; `undefined` = empty body. */
-  readonly body?: unknown;
-  /** A non-JSON body (e.g. text/plain transcript). */
-  readonly text?: string;
-  readonly contentType?: string;
-  readonly headers?: Record<string, string>;
-}
-
-export interface ApiState {
-  readonly route: Route;
-  readonly requestId: string;
-  readonly sourceIp: string;
-  readonly now: Date;
-  /** Lower-cased header names. */
-  readonly headers: Readonly<Record<string, string>>;
-  identity?: Identity;
-  /** Raw request body (decoded), for routes that need the bytes (upload, idempotency). */
-  rawBody?: Buffer;
-  /** Headers added to the reply by middlewares (e.g. RateLimit). */
-  readonly replyHeaders: Record<string, string>;
-}
-
-export interface ApiContext<B, Q> extends ApiState {
-  readonly params: Readonly<Record<string, string>>;
-  readonly body: B;
-  readonly query: Q;
-  readonly event: Event;
-  /** Account routes: the authorised account id. */
-  readonly accountId: number;
-  readonly identity: Identity;
-}
-
-export type ApiRequest = Request<Event, Result, Error, Context> & { api: ApiState };
+export type { AccountContext, KeyContext, PublicContext, Reply } from "./context.ts";
 
 const JSON_TYPE = "application/json; charset=utf-8";
-
-/** middy hands the handler only the event: the request state is found through it. */
-const states = new WeakMap<Event, ApiState>();
 
 function lowerHeaders(h: Event["headers"]): Record<string, string> {
   const out: Record<string, string> = {};
@@ -71,7 +43,7 @@ function lowerHeaders(h: Event["headers"]): Record<string, string> {
   return out;
 }
 
-export function render(reply: Reply, state: Pick<ApiState, "requestId" | "replyHeaders">): Result {
+export function render(reply: Reply, state: Pick<RequestState, "requestId" | "replyHeaders">): Result {
   const headers: Record<string, string> = { ...state.replyHeaders, ...reply.headers, "x-request-id": state.requestId };
   let body = "";
   if (reply.text !== undefined) {
@@ -84,7 +56,7 @@ export function render(reply: Reply, state: Pick<ApiState, "requestId" | "replyH
   return { statusCode: reply.status ?? 200, headers, body };
 }
 
-export function renderError(err: unknown, state: Pick<ApiState, "requestId" | "replyHeaders" | "route">): Result {
+export function renderError(err: unknown, state: Pick<RequestState, "requestId" | "replyHeaders" | "route">): Result {
   if (err instanceof AppError) {
     if (err.status >= 500) log.error("request failed", { requestId: state.requestId, route: state.route.id, code: err.code });
     return render({ status: err.status, body: err.body(), headers: err.headers }, state);
@@ -100,34 +72,31 @@ function describeError(err: unknown): Record<string, unknown> {
 }
 
 /** Request id, the clock, headers; renders every error (first in, last out). */
-const lifecycle = (route: Route): MiddlewareObj<Event, Result, Error, Context> => ({
+const lifecycle = (route: Route): Stage => ({
   before: (request) => {
     const ev = request.event;
-    const headers = lowerHeaders(ev.headers);
-    const state: ApiState = {
+    request.context.requestState = {
       route,
       requestId: ev.requestContext?.requestId || randomUUID(),
       sourceIp: ev.requestContext?.http?.sourceIp ?? "0.0.0.0",
-      now: new Date(),
-      headers,
+      now: requestNow(),
+      headers: lowerHeaders(ev.headers),
       replyHeaders: {},
     };
-    (request as ApiRequest).api = state;
-    states.set(ev, state);
   },
   after: (request) => {
-    accessLog((request as ApiRequest).api, request.response?.statusCode ?? 200);
+    accessLog(stateOf(request), request.response?.statusCode ?? 200);
   },
   onError: (request) => {
-    const api = (request as ApiRequest).api ?? { route, requestId: randomUUID(), replyHeaders: {}, now: new Date() };
+    const api = request.context.requestState ?? { route, requestId: randomUUID(), replyHeaders: {}, now: requestNow() };
     request.response = renderError(request.error, api);
     accessLog(api, request.response.statusCode ?? 500);
   },
 });
 
 /** One line per request: who, what, outcome, time (never a key, a body or personal data). */
-function accessLog(api: Pick<ApiState, "route" | "requestId" | "now"> & Partial<ApiState>, status: number): void {
-  const durationMs = Date.now() - api.now.getTime();
+function accessLog(api: Pick<RequestState, "route" | "requestId" | "now"> & Partial<RequestState>, status: number): void {
+  const durationMs = requestNow().getTime() - api.now.getTime();
   log.info("request", {
     requestId: api.requestId,
     route: api.route.id,
@@ -139,46 +108,65 @@ function accessLog(api: Pick<ApiState, "route" | "requestId" | "now"> & Partial<
 }
 
 /** Route-level reply headers, on errors too: CORS echo (cors.ts) and cache-control. */
-const routeHeaders = (route: Route): MiddlewareObj<Event, Result, Error, Context> => ({
+const routeHeaders = (route: Route): Stage => ({
   before: (request) => {
     if (!route.cors && !route.cacheControl) return;
-    const api = (request as ApiRequest).api;
+    const api = stateOf(request);
     if (route.cors) Object.assign(api.replyHeaders, corsHeaders(api.headers["origin"], config().CHECKOUT_ALLOWED_ORIGINS));
     if (route.cacheControl) api.replyHeaders["cache-control"] = route.cacheControl;
   },
 });
 
 /**
- * `api_access_token` -> identity (+ membership and role on account routes). The client rate-limit
- * checks run meanwhile; their verdict wins over the key's (a throttled client gets 429, not 401).
+ * `api_access_token` -> identity (+ membership and role on account routes), read while the client
+ * rate-limit checks that the client-throttle stage started are still under way: one wait for both.
+ * Their verdict wins over the key's (a throttled client gets 429, not 401); public routes only
+ * wait for them.
  */
-const auth = (route: Route): MiddlewareObj<Event, Result, Error, Context> => ({
+const auth = (route: Route): Stage => ({
   before: async (request) => {
-    const api = (request as ApiRequest).api;
-    try {
-      if (route.auth !== "api_key") return;
-      api.identity = await authenticate(
-        accountsRepo,
-        api.headers["api_access_token"],
-        route.role ? { accountId: request.event.pathParameters?.["account_id"], needed: route.role } : undefined,
-        api.now,
-      );
-    } finally {
-      await clientChecksDone(api);
-    }
+    const api = stateOf(request);
+    const lookup =
+      route.auth === "api_key"
+        ? authenticate(
+            accountsRepo,
+            api.headers["api_access_token"],
+            route.role ? { accountId: request.event.pathParameters?.["account_id"], needed: route.role } : undefined,
+            api.now,
+          )
+        : undefined;
+    const [key, client] = await Promise.allSettled([lookup, api.clientChecks]);
+    if (key.status === "fulfilled" && key.value) api.identity = key.value;
+    if (client.status === "rejected") throw client.reason;
+    if (key.status === "rejected") throw key.reason;
   },
 });
 
 /** Decodes the body (base64 too), enforces the route's size limit, keeps the bytes. */
-const body = (route: Route): MiddlewareObj<Event, Result, Error, Context> => ({
+const body = (route: Route): Stage => ({
   before: (request) => {
     const ev = request.event;
     if (ev.body === undefined || ev.body === null || ev.body === "") return;
     const raw = ev.isBase64Encoded ? Buffer.from(ev.body, "base64") : Buffer.from(ev.body, "utf8");
     if (raw.length > (route.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES)) throw new PayloadTooLarge();
-    (request as ApiRequest).api.rawBody = raw;
+    stateOf(request).rawBody = raw;
   },
 });
+
+/**
+ * The stages of every API request, in this order (errors unwind through the lifecycle, first in,
+ * last out). The client throttle starts its checks before the auth stage reads the key, and the
+ * auth stage awaits both; the identity throttle needs the identity; the body is read last, so
+ * a throttled or unauthenticated request never costs its decoding.
+ */
+export const API_STAGES: readonly { readonly name: string; readonly stage: (route: Route) => Stage }[] = [
+  { name: "lifecycle", stage: lifecycle },
+  { name: "route-headers", stage: routeHeaders },
+  { name: "client-throttle", stage: throttleByClient },
+  { name: "auth", stage: auth },
+  { name: "identity-throttle", stage: throttleByIdentity },
+  { name: "body", stage: body },
+];
 
 /** Bodies are JSON whatever the Content-Type says (curl -d sends form-encoded by default). */
 function parseJson(raw: Buffer | undefined): unknown {
@@ -222,21 +210,20 @@ export const apiSpecOf = (handler: unknown): ApiSpec | undefined =>
 
 /**
  * Builds a route's Lambda handler: `export const handler = api("inboxes.create", {body}, fn)`.
+ * The handler's context follows the route's row: PublicContext on public routes, KeyContext on
+ * api_key routes outside an account, AccountContext (with `accountId`) on account routes.
  */
-export function api<B = undefined, Q = undefined>(
-  routeId: RouteId,
+export function api<Id extends RouteId, B = undefined, Q = undefined>(
+  routeId: Id,
   options: ApiOptions<B, Q>,
-  fn: (ctx: ApiContext<B, Q>) => Promise<Reply>,
+  fn: (ctx: ContextOf<Id, B, Q>) => Promise<Reply>,
 ) {
   const route = routeById(routeId);
-  const handler = middy<Event, Result, Error, Context>()
-    .use(lifecycle(route))
-    .use(routeHeaders(route))
-    .use(throttleByClient(route))
-    .use(auth(route))
-    .use(throttleByIdentity(route))
-    .use(body(route))
-    .handler((event) => runHandler(route, options, fn, event));
+  const chain = middy<Event, Result, Error, ApiLambdaContext>();
+  for (const { stage } of API_STAGES) chain.use(stage(route));
+  // The route's row chose the context type (ContextOf); contextFor builds that kind at run time.
+  const run = fn as (ctx: HandlerContext<B, Q>) => Promise<Reply>;
+  const handler = chain.handler((event, context) => runHandler(route, options, run, event, stateOf({ context })));
   specs.set(handler, { routeId, ...options });
   return handler;
 }
@@ -260,33 +247,48 @@ export function replyMismatch(spec: ReplySpec, reply: Reply): string | undefined
     .join("; ");
 }
 
-async function runHandler<B, Q>(route: Route, options: ApiOptions<B, Q>, fn: (ctx: ApiContext<B, Q>) => Promise<Reply>, event: Event): Promise<Result> {
-  const api = stateOf(event);
+type HandlerContext<B, Q> = PublicContext<B, Q> | KeyContext<B, Q> | AccountContext<B, Q>;
+
+/** The context of the route's kind: identity on api_key routes, the account on account routes. */
+function contextFor<B, Q>(route: Route, api: RequestState, base: PublicContext<B, Q>): HandlerContext<B, Q> {
+  if (route.auth === "public") return base;
+  const identity = api.identity;
+  if (!identity) throw new Error(`route ${route.id}: no identity after the auth stage`);
+  if (!route.role) return { ...base, identity };
+  if (identity.accountId === undefined) throw new Error(`route ${route.id}: no account after the auth stage`);
+  return { ...base, identity, accountId: identity.accountId };
+}
+
+async function runHandler<B, Q>(
+  route: Route,
+  options: ApiOptions<B, Q>,
+  fn: (ctx: HandlerContext<B, Q>) => Promise<Reply>,
+  event: Event,
+  api: RequestState,
+): Promise<Result> {
   // Every JSON route rejects a malformed body with 400, with or without a schema.
   const json = bodyKind(route) === "json" ? parseJson(api.rawBody) : undefined;
   const parsedBody = options.body ? parseOr422(options.body(), json) : (undefined as B);
   const query = options.query ? parseOr422(options.query(), event.queryStringParameters ?? {}) : (undefined as Q);
   const params = (event.pathParameters ?? {}) as Record<string, string>;
-  const ctx: ApiContext<B, Q> = {
-    ...api,
+  const { requestId, sourceIp, now, headers, replyHeaders, rawBody } = api;
+  const base: PublicContext<B, Q> = {
+    route,
+    requestId,
+    sourceIp,
+    now,
+    headers,
+    replyHeaders,
+    ...(rawBody ? { rawBody } : {}),
     event,
     params,
     body: parsedBody,
     query,
-    accountId: api.identity?.accountId ?? 0,
-    identity: api.identity ?? { userId: 0, keyId: "" },
   };
-  const reply = await fn(ctx);
+  const reply = await fn(contextFor(route, api, base));
   if (config().APP_ENV !== "production") {
     const problem = replyMismatch(options.response, reply);
     if (problem) throw new Error(`reply of ${route.id} breaks its declared schema: ${problem}`);
   }
   return render(reply, api);
 }
-
-function stateOf(event: Event): ApiState {
-  const s = states.get(event);
-  if (!s) throw new Error("api state missing");
-  return s;
-}
-

@@ -1,24 +1,23 @@
 /**
  * Rate limiting in the middy chain (API.md "Rate limits"), production only:
- * - alongside authentication: "global" and the route's IP and e-mail rules, started before the key
- *   lookup and awaited after it, so they add no round trip to the request; a throttled client gets
- *   the 429 whatever its key (the e-mail is the JSON body's `email`, lower-cased and trimmed);
- * - after authentication: the route's account and API-key rules.
+ * - the client stage: "global" and the route's IP and e-mail rules, started before the key lookup
+ *   and left on the request state (`clientChecks`); the auth stage awaits them together with the key
+ *   read, so they add no round trip to the request, and a throttled client gets the 429 whatever its
+ *   key (the e-mail is the JSON body's `email`, lower-cased and trimmed);
+ * - the identity stage, after authentication: the route's account and API-key rules.
  * The rules of a stage are counted in parallel. Allow-listed IPs skip everything. Allowed
  * responses of routes with their own rules carry `RateLimit` for the tightest rule.
  */
-import type { MiddlewareObj } from "@middy/core";
-import type { Context } from "aws-lambda";
 import { config, throttleActive, type Config } from "../config.ts";
 import { DEFAULT_MAX_BODY_BYTES, type Route } from "../routes.ts";
 import { sha256Hex } from "../domain/secrets.ts";
 import { throttleStore } from "../db/throttle-store.ts";
 import { allowList, ipSubject, type AllowList } from "../ratelimit/ip.ts";
-import { decide, Limiter, rateLimitHeader, tightest, type Check, type Outcome, type Verdict } from "../ratelimit/limiter.ts";
+import { decide, Limiter, rateLimitHeader, tightest, type Check, type Outcome } from "../ratelimit/limiter.ts";
 import { buildRules, isRuleName, type KeyKind, type Rule, type RuleName } from "../ratelimit/rules.ts";
-import type { ApiRequest, ApiState, Event, Result } from "./api.ts";
-import { log } from "./log.ts";
-import { emitMetric } from "./metrics.ts";
+import { stateOf, type Event, type RequestState, type Stage } from "./context.ts";
+import { log } from "../observability/log.ts";
+import { emitMetric } from "../observability/metrics.ts";
 
 interface Runtime {
   readonly config: Config;
@@ -79,56 +78,45 @@ function storeErrorMetric(rule: Rule, requestId: string, error: unknown): void {
   emitMetric("RateLimiterStoreError", 1, "Count", { Rule: rule.name, Mode: rule.failure });
 }
 
-/** Tightest verdict so far of a request (the two stages both contribute). */
-const tightestOf = new WeakMap<ApiState, Verdict>();
-
-async function enforce(route: Route, api: ApiState, checks: readonly Check[]): Promise<void> {
+async function enforce(route: Route, api: RequestState, checks: readonly Check[]): Promise<void> {
   if (checks.length === 0) return;
   const nowMs = api.now.getTime();
   const outcome: Outcome = await new Limiter(throttleStore()).evaluate(checks, nowMs);
   for (const f of outcome.failed) storeErrorMetric(f.rule, api.requestId, f.error);
   // Throttles per rule (EMF "Throttled", dimension Rule): one per rule that denied this request.
   for (const v of outcome.verdicts) if (!v.allowed) emitMetric("Throttled", 1, "Count", { Rule: v.rule.name });
-  const verdict = tightest([decide(outcome, nowMs), tightestOf.get(api)]);
+  const verdict = tightest([decide(outcome, nowMs), api.tightest]);
   if (!verdict) return;
-  tightestOf.set(api, verdict);
+  api.tightest = verdict;
   if (route.throttle.length > 0) api.replyHeaders["ratelimit"] = rateLimitHeader(verdict, nowMs);
 }
 
-function skip(rt: Runtime, api: ApiState): boolean {
+function skip(rt: Runtime, api: RequestState): boolean {
   return !rt.active || rt.allowed.has(api.sourceIp);
 }
 
-/** The client-rule checks under way, per request (started by throttleByClient). */
-const clientChecks = new WeakMap<ApiState, Promise<void>>();
-
 /**
- * "global" and the route's IP and e-mail rules: started here, in parallel with authentication;
- * `clientChecksDone` (awaited by the auth middleware) settles them.
+ * "global" and the route's IP and e-mail rules: started here and left under way on the request
+ * state (`clientChecks`); the auth stage awaits them alongside the key lookup.
  */
-export const throttleByClient = (route: Route): MiddlewareObj<Event, Result, Error, Context> => ({
+export const throttleByClient = (route: Route): Stage => ({
   before: (request) => {
     const rt = runtime();
-    const api = (request as ApiRequest).api;
+    const api = stateOf(request);
     if (skip(rt, api)) return;
     const rules = [rt.rules.global, ...routeRules(route, rt).filter((r) => r.key === "ip" || r.key === "email")];
     const email = rules.some((r) => r.key === "email") ? emailOf(request.event, route.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES) : undefined;
     const pending = enforce(route, api, checksFor(rules, { ip: ipSubject(api.sourceIp), ...(email ? { email: sha256Hex(email) } : {}) }));
-    pending.catch(() => undefined); // observed by clientChecksDone; never an unhandled rejection
-    clientChecks.set(api, pending);
+    pending.catch(() => undefined); // awaited by the auth stage; never an unhandled rejection
+    api.clientChecks = pending;
   },
 });
 
-/** Settles the client checks of a request: throws its 429 (or fail-closed 503) if any. */
-export async function clientChecksDone(api: ApiState): Promise<void> {
-  await clientChecks.get(api);
-}
-
 /** The route's account and API-key rules, after authentication. */
-export const throttleByIdentity = (route: Route): MiddlewareObj<Event, Result, Error, Context> => ({
+export const throttleByIdentity = (route: Route): Stage => ({
   before: async (request) => {
     const rt = runtime();
-    const api = (request as ApiRequest).api;
+    const api = stateOf(request);
     if (skip(rt, api) || route.throttle.length === 0) return;
     const rules = routeRules(route, rt).filter((r) => r.key === "account" || r.key === "api_key");
     const id = api.identity;

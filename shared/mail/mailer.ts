@@ -6,7 +6,7 @@
 import { signedClient } from "../aws/signed-http.ts";
 import { config } from "../config.ts";
 import type { Mailer } from "../domain/mail.ts";
-import { log } from "../http/log.ts";
+import { log } from "../observability/log.ts";
 import { fileMailer } from "./file-mailer.ts";
 import { sesMailer } from "./ses-mailer.ts";
 

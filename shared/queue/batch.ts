@@ -5,7 +5,7 @@
  */
 import { ChangeMessageVisibilityCommand } from "@aws-sdk/client-sqs";
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from "aws-lambda";
-import { log } from "../http/log.ts";
+import { log } from "../observability/log.ts";
 import { sqs } from "./sqs.ts";
 
 /** `done` = delete it; `{again}` = leave it, visible again after `againInSeconds` (if given). */

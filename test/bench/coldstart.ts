@@ -25,7 +25,7 @@ const LIMITS = { bytes: 500_000, importMs: 50 } as const;
 const ISSUE_NAIVE_MS = 74;
 /**
  * As deployed: no NODE_OPTIONS. The stack used to set --enable-source-maps, whose map parse
- * cost every cold start; logged stacks are now mapped on demand (shared/http/stack-trace.ts).
+ * cost every cold start; logged stacks are now mapped on demand (shared/observability/stack-trace.ts).
  * One reference row still measures a function with the flag, for the comparison.
  */
 const NODE_FLAGS: readonly string[] = [];

@@ -62,7 +62,7 @@ async function bundleBytes(dir: string) {
   const key = Object.keys(meta.outputs).find((k) => k.endsWith("webhooks-deliver/index.mjs"))!;
   const out = meta.outputs[key]!;
   const metrics = Object.entries(out.inputs)
-    .filter(([file]) => file.endsWith("shared/delivery/metrics.ts") || file.endsWith("shared/http/metrics.ts"))
+    .filter(([file]) => file.endsWith("shared/delivery/metrics.ts") || file.endsWith("shared/observability/metrics.ts"))
     .reduce((n, [, v]) => n + v.bytesInOutput, 0);
   return { bundleBytes: out.bytes, metricsBytes: metrics };
 }

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { resetConfig } from "../../shared/config.ts";
 import { resetDb } from "../../shared/db/client.ts";
-import { redact } from "../../shared/http/log.ts";
+import { redact } from "../../shared/observability/log.ts";
 import { invoke } from "../support/api.ts";
 import { customer, makeCatalog, subscribeBody } from "../support/checkout.ts";
 import { makeUser } from "../support/users.ts";

@@ -6,13 +6,13 @@
  */
 import { GetItemCommand } from "@aws-sdk/client-dynamodb";
 import { createServer, type Server, type Socket } from "node:net";
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { config, resetConfig } from "../../shared/config.ts";
 import { throttleKeys } from "../../shared/db/keys.ts";
 import { throttleClient } from "../../shared/db/throttle-store.ts";
 import { ServiceUnavailable } from "../../shared/domain/errors.ts";
-import type { ApiRequest, ApiState } from "../../shared/http/api.ts";
-import { clientChecksDone, throttleByClient, throttleByIdentity } from "../../shared/http/throttle.ts";
+import { setClock, type ApiRequest, type RequestState } from "../../shared/http/context.ts";
+import { throttleByClient, throttleByIdentity } from "../../shared/http/throttle.ts";
 import { sha256Hex } from "../../shared/domain/secrets.ts";
 import type { Route } from "../../shared/routes.ts";
 import { fixedWindow } from "../../shared/ratelimit/window.ts";
@@ -32,6 +32,17 @@ function setEnv(env: Partial<Record<(typeof ENV)[number], string>>): void {
 }
 afterEach(() => setEnv({}));
 
+/**
+ * Every request of this file reads a pinned clock, 20 s into the current minute: a burst lands in
+ * one fixed window whatever the real time, and Retry-After is exact.
+ */
+let pinnedMs = 0;
+beforeEach(() => {
+  pinnedMs = Math.floor(Date.now() / 60_000) * 60_000 + 20_000;
+  setClock(() => new Date(pinnedMs));
+});
+afterEach(() => setClock());
+
 let acc: AccountFixture;
 beforeAll(async () => {
   acc = await makeAccount("Throttled Co");
@@ -42,7 +53,7 @@ const freshIp = () => `198.18.${Math.floor(++ipSeq / 250)}.${(ipSeq % 250) + 1}`
 const show = (sourceIp: string, key: string | undefined = acc.agentKey) =>
   invoke("accounts.show", { params: { account_id: acc.accountId }, ...(key ? { key } : {}), sourceIp });
 
-async function globalCounter(ip: string, nowMs = Date.now()) {
+async function globalCounter(ip: string, nowMs = pinnedMs) {
   const client = throttleClient(config());
   try {
     const pk = throttleKeys.fixed("global", ip, fixedWindow(nowMs, 60).start).pk;
@@ -53,38 +64,26 @@ async function globalCounter(ip: string, nowMs = Date.now()) {
   }
 }
 
-/** Stays clear of a minute boundary, so that a burst lands in one fixed window. */
-async function awayFromMinuteBoundary(): Promise<void> {
-  const s = (Date.now() / 1000) % 60;
-  if (s > 57) await new Promise((r) => setTimeout(r, (60.2 - s) * 1000));
-}
-
 describe("production: the global rule on a real route", () => {
   it("lets exactly THROTTLE_LIMIT of 12 concurrent requests through, then 429 with the API.md headers", async () => {
     setEnv({ APP_ENV: "production", THROTTLE_LIMIT: "5" });
-    await awayFromMinuteBoundary();
     const ip = freshIp();
-    const t0 = Date.now();
     const replies = await Promise.all(Array.from({ length: 12 }, () => show(ip)));
-    const t1 = Date.now();
     expect(replies.filter((r) => r.status === 200)).toHaveLength(5);
     const limited = replies.filter((r) => r.status === 429);
     expect(limited).toHaveLength(7);
     const r = limited[0]!;
     const retryAfter = Number(r.headers["retry-after"]);
-    const end = fixedWindow(t0, 60).end;
-    expect(retryAfter).toBeGreaterThanOrEqual(Math.ceil(end - t1 / 1000));
-    expect(retryAfter).toBeLessThanOrEqual(Math.ceil(end - t0 / 1000));
+    expect(retryAfter).toBe(Math.ceil(fixedWindow(pinnedMs, 60).end - pinnedMs / 1000));
     expect(r.json).toEqual({ error: "Too many requests", code: "rate_limited", retry_after: retryAfter });
     expect(r.headers["ratelimit-policy"]).toBe('"global";q=5;w=60');
     expect(r.headers["ratelimit"]).toBe(`"global";r=0;t=${retryAfter}`);
     expect(r.headers["x-request-id"]).toBeTruthy();
-    expect(await globalCounter(ip, t0)).toBe("12");
+    expect(await globalCounter(ip)).toBe("12");
   });
 
   it("counts requests before authentication: a key-guessing client is stopped too", async () => {
     setEnv({ APP_ENV: "production", THROTTLE_LIMIT: "3" });
-    await awayFromMinuteBoundary();
     const ip = freshIp();
     const statuses: number[] = [];
     for (let i = 0; i < 5; i++) statuses.push((await show(ip, `cv_guess-${i}`)).status);
@@ -93,7 +92,6 @@ describe("production: the global rule on a real route", () => {
 
   it("counts per client IP, and gives no RateLimit header on routes without their own rules", async () => {
     setEnv({ APP_ENV: "production", THROTTLE_LIMIT: "2" });
-    await awayFromMinuteBoundary();
     const [a, b] = [freshIp(), freshIp()];
     expect([(await show(a)).status, (await show(a)).status, (await show(a)).status]).toEqual([200, 200, 429]);
     const other = await show(b);
@@ -136,13 +134,13 @@ const row = (throttle: string[], extra: Partial<Route> = {}): Route => ({
   ...extra,
 });
 
-async function through(route: Route, call: { sourceIp: string; body?: unknown; identity?: ApiState["identity"] }) {
+async function through(route: Route, call: { sourceIp: string; body?: unknown; identity?: RequestState["identity"] }) {
   const event = eventFor(route, { sourceIp: call.sourceIp, body: call.body });
-  const api: ApiState = { route, requestId: "req", sourceIp: call.sourceIp, now: new Date(), headers: {}, replyHeaders: {} };
+  const api: RequestState = { route, requestId: "req", sourceIp: call.sourceIp, now: new Date(pinnedMs), headers: {}, replyHeaders: {} };
   if (call.identity) api.identity = call.identity;
-  const request = { event, context: {}, response: undefined, error: undefined, internal: {}, api } as unknown as ApiRequest;
+  const request = { event, context: { requestState: api }, response: undefined, error: undefined, internal: {} } as unknown as ApiRequest;
   await throttleByClient(route).before!(request);
-  await clientChecksDone(api); // what the auth middleware does after the key lookup
+  await api.clientChecks; // what the auth stage awaits alongside the key lookup
   await throttleByIdentity(route).before!(request);
   return api.replyHeaders;
 }

@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { resetConfig } from "../../shared/config.ts";
+import { setClock } from "../../shared/http/context.ts";
 import { invoke } from "../support/api.ts";
 import { makeAccount, type AccountFixture } from "../support/fixtures.ts";
 
@@ -16,6 +17,9 @@ beforeAll(async () => {
   acc = await makeAccount("Metered");
   Object.assign(process.env, ENV);
   resetConfig();
+  // One pinned instant, mid-minute: the four requests share the global rule's fixed window.
+  const pinned = new Date(Math.floor(Date.now() / 60_000) * 60_000 + 30_000);
+  setClock(() => pinned);
 });
 
 afterAll(() => {
@@ -24,13 +28,11 @@ afterAll(() => {
     else process.env[k] = v;
   }
   resetConfig();
+  setClock();
 });
 
 describe("Throttled metric", () => {
   it("prints one line per denied request, with the rule that denied it", async () => {
-    // Away from a minute boundary, so that the four requests share the global rule's fixed window.
-    const s = (Date.now() / 1000) % 60;
-    if (s > 58) await new Promise((r) => setTimeout(r, (60.2 - s) * 1000));
     const lines = vi.spyOn(console, "log");
     const statuses: number[] = [];
     try {

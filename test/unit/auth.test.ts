@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { authenticate, type KeyLookup } from "../../shared/domain/auth.ts";
 import { ForbiddenAccount, ForbiddenAction, Unauthorized } from "../../shared/domain/errors.ts";
 import { keyUserHint, newApiKey, randomToken, sha256Hex } from "../../shared/domain/secrets.ts";
-import type { Role } from "../../shared/routes.ts";
+import type { Role } from "../../shared/domain/identity.ts";
 
 /** An in-memory KeyLookup (the domain's port), filled like the table would be. */
 function store(entries: { key: string; userId: number; memberships: Record<number, Role> }[]): KeyLookup & { lookups: string[] } {

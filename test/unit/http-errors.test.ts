@@ -15,23 +15,20 @@ describe("422 rendering", () => {
     });
   });
 
-  it("maps zod issues to fields, codes and messages", () => {
+  it("maps zod issues to fields, codes and messages", async () => {
     const schema = z.object({ name: z.string().check(z.minLength(1)), per: z.number().check(z.maximum(100)), kind: z.enum(["a", "b"]) });
-    const run = () => parseOr422(schema, { name: "", per: 101, kind: "c" });
-    expect(run).toThrow(ValidationError);
-    try {
-      run();
-    } catch (e) {
-      expect((e as ValidationError).body()).toEqual({
-        message: "Name can't be blank, Per must be less than or equal to 100, Kind is not included in the list",
-        attributes: ["name", "per", "kind"],
-        errors: [
-          { field: "name", code: "blank", message: "can't be blank" },
-          { field: "per", code: "too_big", message: "must be less than or equal to 100" },
-          { field: "kind", code: "inclusion", message: "is not included in the list" },
-        ],
-      });
-    }
+    const run = async () => parseOr422(schema, { name: "", per: 101, kind: "c" });
+    const failure = run();
+    await expect(failure).rejects.toBeInstanceOf(ValidationError);
+    await expect(failure.catch((e: unknown) => (e as ValidationError).body())).resolves.toEqual({
+      message: "Name can't be blank, Per must be less than or equal to 100, Kind is not included in the list",
+      attributes: ["name", "per", "kind"],
+      errors: [
+        { field: "name", code: "blank", message: "can't be blank" },
+        { field: "per", code: "too_big", message: "must be less than or equal to 100" },
+        { field: "kind", code: "inclusion", message: "is not included in the list" },
+      ],
+    });
   });
 
   it("names nested fields with dots and rejects non-http(s) urls", () => {

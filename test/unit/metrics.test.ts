@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { resetConfig } from "../../shared/config.ts";
-import { emitMetric, emitMetrics } from "../../shared/http/metrics.ts";
+import { emitMetric, emitMetrics } from "../../shared/observability/metrics.ts";
 
 describe("EMF metrics switch (METRICS_ENABLED)", () => {
   const before = process.env["METRICS_ENABLED"];

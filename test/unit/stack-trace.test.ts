@@ -6,8 +6,8 @@ import { pathToFileURL } from "node:url";
 import { promisify } from "node:util";
 import { execFile } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { log } from "../../shared/http/log.ts";
-import { mapStack } from "../../shared/http/stack-trace.ts";
+import { log } from "../../shared/observability/log.ts";
+import { mapStack } from "../../shared/observability/stack-trace.ts";
 
 /**
  * The Lambdas run without --enable-source-maps (its parse costs every cold start); a logged

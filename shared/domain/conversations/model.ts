@@ -9,7 +9,7 @@ import type { Inbox } from "../inboxes.ts";
 import type { DomainEvent } from "../../events/outbox.ts";
 import type { Page, PageRequest } from "../paging.ts";
 import type { ReportIncrement } from "../reports.ts";
-import type { Role } from "../../routes.ts";
+import type { Role } from "../identity.ts";
 
 export const STATUSES = ["open", "resolved", "pending", "snoozed"] as const;
 export type Status = (typeof STATUSES)[number];
