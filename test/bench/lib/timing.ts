@@ -41,3 +41,9 @@ export function perCallUsRounds(fn: () => unknown, n: number, rounds: number): n
   }
   return per;
 }
+
+/** Sleeps until `performance.now()` reaches `due` (at once when it is past): paced loops. */
+export async function waitUntil(due: number): Promise<void> {
+  const wait = due - performance.now();
+  if (wait > 0) await sleep(wait);
+}
