@@ -4,7 +4,7 @@
  */
 import { mkdir, writeFile } from "node:fs/promises";
 import { availableParallelism, cpus, loadavg } from "node:os";
-import { isAbsolute, join, relative, resolve } from "node:path";
+import { dirname, isAbsolute, join, relative, resolve } from "node:path";
 import { ROOT } from "../../../infra/build.ts";
 
 export function resultFile(name: string): string {
@@ -15,7 +15,7 @@ export function resultFile(name: string): string {
 /** Writes `result` to the result file `name` and says where. */
 export async function writeResult(name: string, result: unknown): Promise<string> {
   const file = resultFile(name);
-  await mkdir(join(file, ".."), { recursive: true });
+  await mkdir(dirname(file), { recursive: true });
   await writeFile(file, `${JSON.stringify(result, null, 2)}\n`);
   const rel = relative(ROOT, file);
   console.log(`wrote ${rel.startsWith("..") || isAbsolute(rel) ? file : rel}`);
