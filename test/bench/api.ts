@@ -11,23 +11,21 @@
  */
 import autocannon from "autocannon";
 import { BatchGetCommand, BatchWriteCommand, DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand, TransactWriteCommand } from "@aws-sdk/lib-dynamodb";
-import { mkdir, writeFile } from "node:fs/promises";
-import { cpus } from "node:os";
-import { join } from "node:path";
-import { ROOT } from "../../infra/build.ts";
+import { loopbackApiBase, withSandbox } from "./lib/sandbox.ts";
 import { localClient } from "../../infra/local/dynamo.ts";
-import { startSandbox } from "../../infra/local/sandbox.ts";
+import type { Sandbox } from "../../infra/local/sandbox.ts";
 import { contactSeedItems } from "../../shared/db/contacts-repo.ts";
 import { keys } from "../../shared/db/keys.ts";
 import type { Contact } from "../../shared/domain/contacts.ts";
 import { contactTrigrams } from "../../shared/domain/search-index.ts";
-
-process.env["AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED"] ??= "true";
+import { cores, cpuModel, writeResult } from "./lib/output.ts";
+import { p50p99, round } from "./lib/stats.ts";
+import { formatTable } from "./lib/table.ts";
+import { sampleMs } from "./lib/timing.ts";
 
 const CONTACTS = Number(process.env["BENCH_CONTACTS"] ?? 10_000);
 const DURATION_S = Number(process.env["BENCH_DURATION"] ?? 8);
 const GETITEM_SAMPLES = 1000;
-const OUT_FILE = join(ROOT, "docs", "bench", "api.json");
 
 const FIRST = ["ana", "bruno", "carla", "diego", "elena", "felipe", "gabriela", "hugo", "isabel", "joao", "karen", "lucas", "marta", "nuno", "olivia", "paulo", "quiteria", "rafael", "sofia", "tiago"];
 const LAST = ["silva", "santos", "oliveira", "souza", "rodrigues", "ferreira", "alves", "pereira", "lima", "gomes", "costa", "ribeiro", "martins", "carvalho", "almeida", "lopes", "soares", "fernandes", "vieira", "barbosa", "rocha", "dias", "nascimento", "andrade", "moreira"];
@@ -79,14 +77,7 @@ async function seedContacts(doc: DynamoDBDocumentClient, table: string, accountI
 }
 
 async function getItemMedian(doc: DynamoDBDocumentClient, table: string, accountId: number): Promise<{ p50: number; p99: number }> {
-  const samples: number[] = [];
-  for (let i = 0; i < GETITEM_SAMPLES + 50; i++) {
-    const t0 = performance.now();
-    await doc.send(new GetCommand({ TableName: table, Key: keys.contact(accountId, 1 + (i % CONTACTS)) }));
-    if (i >= 50) samples.push(performance.now() - t0);
-  }
-  samples.sort((a, b) => a - b);
-  return { p50: samples[Math.floor(samples.length / 2)]!, p99: samples[Math.floor(samples.length * 0.99)]! };
+  return p50p99(await sampleMs(GETITEM_SAMPLES, (i) => doc.send(new GetCommand({ TableName: table, Key: keys.contact(accountId, 1 + (i % CONTACTS)) })), 50));
 }
 
 /**
@@ -94,44 +85,34 @@ async function getItemMedian(doc: DynamoDBDocumentClient, table: string, account
  * report counters, contact touch, outbox put): the emulator's own cost of the write.
  */
 async function transactMedian(doc: DynamoDBDocumentClient, table: string, accountId: number): Promise<{ p50: number; p99: number }> {
-  const samples: number[] = [];
-  for (let i = 0; i < 250; i++) {
-    const t0 = performance.now();
-    await doc.send(
-      new TransactWriteCommand({
-        TransactItems: [
-          { Put: { TableName: table, Item: { pk: `BENCH#${accountId}`, sk: `MSG#${i}`, content: "x".repeat(200) }, ConditionExpression: "attribute_not_exists(pk)" } },
-          { Update: { TableName: table, Key: { pk: `BENCH#${accountId}`, sk: "CONV" }, UpdateExpression: "SET t = :t ADD n :one", ExpressionAttributeValues: { ":t": i, ":one": 1 } } },
-          { Update: { TableName: table, Key: { pk: `BENCH#${accountId}`, sk: "DAY#a" }, UpdateExpression: "ADD n :one", ExpressionAttributeValues: { ":one": 1 } } },
-          { Update: { TableName: table, Key: { pk: `BENCH#${accountId}`, sk: "DAY#i" }, UpdateExpression: "ADD n :one", ExpressionAttributeValues: { ":one": 1 } } },
-          { Update: { TableName: table, Key: keys.contact(accountId, 1), UpdateExpression: "SET bench_t = :t", ExpressionAttributeValues: { ":t": i } } },
-          { Put: { TableName: table, Item: { pk: `BENCH_OUTBOX#${i}`, sk: "OUTBOX", payload: "y".repeat(600) } } },
-        ],
-      }),
-    );
-    if (i >= 25) samples.push(performance.now() - t0);
-  }
-  samples.sort((a, b) => a - b);
-  return { p50: samples[Math.floor(samples.length / 2)]!, p99: samples[Math.floor(samples.length * 0.99)]! };
+  const samples = await sampleMs(
+    225,
+    (i) =>
+      doc.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            { Put: { TableName: table, Item: { pk: `BENCH#${accountId}`, sk: `MSG#${i}`, content: "x".repeat(200) }, ConditionExpression: "attribute_not_exists(pk)" } },
+            { Update: { TableName: table, Key: { pk: `BENCH#${accountId}`, sk: "CONV" }, UpdateExpression: "SET t = :t ADD n :one", ExpressionAttributeValues: { ":t": i, ":one": 1 } } },
+            { Update: { TableName: table, Key: { pk: `BENCH#${accountId}`, sk: "DAY#a" }, UpdateExpression: "ADD n :one", ExpressionAttributeValues: { ":one": 1 } } },
+            { Update: { TableName: table, Key: { pk: `BENCH#${accountId}`, sk: "DAY#i" }, UpdateExpression: "ADD n :one", ExpressionAttributeValues: { ":one": 1 } } },
+            { Update: { TableName: table, Key: keys.contact(accountId, 1), UpdateExpression: "SET bench_t = :t", ExpressionAttributeValues: { ":t": i } } },
+            { Put: { TableName: table, Item: { pk: `BENCH_OUTBOX#${i}`, sk: "OUTBOX", payload: "y".repeat(600) } } },
+          ],
+        }),
+      ),
+    25,
+  );
+  return p50p99(samples);
 }
 
-/** p50/p99 of `fn` over `n` sequential runs after a few warm-up runs. */
-async function sample(n: number, fn: (i: number) => Promise<unknown>): Promise<{ p50: number; p99: number }> {
-  const samples: number[] = [];
-  for (let i = 0; i < n + 20; i++) {
-    const t0 = performance.now();
-    await fn(i);
-    if (i >= 20) samples.push(performance.now() - t0);
-  }
-  samples.sort((a, b) => a - b);
-  return { p50: samples[Math.floor(samples.length / 2)]!, p99: samples[Math.floor(samples.length * 0.99)]! };
-}
+/** p50/p99 of `fn` over `n` sequential runs after 20 warm-up runs. */
+const sample = async (n: number, fn: (i: number) => Promise<unknown>) => p50p99(await sampleMs(n, fn, 20));
 
 /**
  * Lower bounds, in bare DynamoDB calls, of what the two routes must do whatever the code around
  * them: an API-key request reads the key item and the membership (one BatchGetItem of 2 keys);
  * message create then reads the conversation and writes the message with its outbox event in one
- * TransactWriteItems (the issue's outbox rule: never fewer than those 2 items); a search then runs
+ * TransactWriteItems (the outbox rule: the event is written with the change, so never fewer than those 2 items); a search then runs
  * at least one Query. No HTTP, no handler, no validation: if a floor is over a goal, so is the route.
  */
 async function floors(doc: DynamoDBDocumentClient, table: string, accountId: number) {
@@ -193,8 +174,7 @@ async function load(name: string, opts: autocannon.Options): Promise<Omit<Row, "
   };
 }
 
-const sandbox = await startSandbox({ port: 0 });
-try {
+async function run(sandbox: Sandbox): Promise<void> {
   const { info, dynamoEndpoint } = sandbox;
   const table = process.env["TABLE_NAME"]!;
   const doc = DynamoDBDocumentClient.from(localClient(dynamoEndpoint));
@@ -202,7 +182,7 @@ try {
   const seeded = await seedContacts(doc, table, info.accountId);
   console.log(`  ${seeded.items} items in ${(seeded.ms / 1000).toFixed(1)} s`);
 
-  const base = `${info.apiBase.replace("localhost", "127.0.0.1")}/api/v1/accounts/${info.accountId}`;
+  const base = `${loopbackApiBase(sandbox)}/api/v1/accounts/${info.accountId}`;
   const headers = { api_access_token: info.agentApiKey, "content-type": "application/json" };
   const post = async (path: string, body: unknown) => {
     const res = await fetch(`${base}${path}`, { method: "POST", headers, body: JSON.stringify(body), signal: AbortSignal.timeout(10_000) });
@@ -256,49 +236,47 @@ try {
   console.log(`bare GetItem (after): p50 ${getItemAfter.p50.toFixed(2)} ms, p99 ${getItemAfter.p99.toFixed(2)} ms`);
   const getItem = getItemAfter.p50 < getItemBefore.p50 ? getItemAfter : getItemBefore;
   const b = getItem.p50;
-  const x = (ms: number) => `${Math.round((ms / b) * 10) / 10}x`;
+  const x = (ms: number) => `${round(ms / b, 1)}x`;
   console.log(`floors (bare calls): message create ${floor.messageCreate.p50.toFixed(2)} ms = ${x(floor.messageCreate.p50)}, search ${floor.search.p50.toFixed(2)} ms = ${x(floor.search.p50)}`);
-  const rows: Row[] = measured.map((r) => ({ ...r, ratioP50: Math.round((r.p50 / b) * 10) / 10 }));
+  const rows: Row[] = measured.map((r) => ({ ...r, ratioP50: round(r.p50 / b, 1) }));
 
-  const width = Math.max(46, ...rows.map((r) => r.name.length));
-  const lines = [
-    `${"route".padEnd(width)}  conns  req/s    p50 ms  p99 ms  p50/GetItem  non-2xx`,
-    ...rows.map((r) => `${r.name.padEnd(width)}  ${String(r.connections).padStart(5)}  ${String(r.reqPerSec).padStart(5)}  ${r.p50.toFixed(1).padStart(8)}  ${r.p99.toFixed(1).padStart(6)}  ${`${r.ratioP50}x`.padStart(11)}  ${String(r.non2xx).padStart(7)}`),
-    `${"bare DynamoDB GetItem (lower of before/after)".padEnd(width)}      1      -  ${b.toFixed(2).padStart(8)}  ${getItem.p99.toFixed(1).padStart(6)}  ${"1x".padStart(11)}`,
-    `${"bare TransactWriteItems, 6 items".padEnd(width)}      1      -  ${tx.p50.toFixed(2).padStart(8)}  ${tx.p99.toFixed(1).padStart(6)}  ${`${Math.round((tx.p50 / b) * 10) / 10}x`.padStart(11)}`,
-    ...(
-      [
-        ["bare TransactWriteItems, 2 items", floor.transact2],
-        ["floor: message create (auth + Get + tx 2)", floor.messageCreate],
-        ["floor: search (auth + Query)", floor.search],
-      ] as const
-    ).map(([name, f]) => `${name.padEnd(width)}      1      -  ${f.p50.toFixed(2).padStart(8)}  ${f.p99.toFixed(1).padStart(6)}  ${x(f.p50).padStart(11)}`),
-  ];
-  console.log(`\n${lines.join("\n")}\n`);
-  console.log("Goals (issue 4, at 1 connection): contact search p50 <= 4x, message create p50 <= 6x the GetItem p50.");
-
-  await mkdir(join(ROOT, "docs", "bench"), { recursive: true });
-  await writeFile(
-    OUT_FILE,
-    `${JSON.stringify(
-      {
-        generatedAt: new Date().toISOString(),
-        node: process.version,
-        machine: { cores: cpus().length, cpu: cpus()[0]?.model.split(" ").slice(0, 2).join(" ") },
-        contacts: CONTACTS,
-        seed: seeded,
-        durationSeconds: DURATION_S,
-        getItem: { p50Ms: b, p99Ms: getItem.p99, samples: GETITEM_SAMPLES, beforeP50Ms: getItemBefore.p50, afterP50Ms: getItemAfter.p50, kept: "the lower median" },
-        transactWrite6: { p50Ms: tx.p50, p99Ms: tx.p99, samples: 225, ratioToGetItem: Math.round((tx.p50 / b) * 10) / 10 },
-        floors: Object.fromEntries(Object.entries(floor).map(([k, f]) => [k, { p50Ms: f.p50, p99Ms: f.p99, samples: 200, ratioToGetItem: Math.round((f.p50 / b) * 10) / 10 }])),
-        rows,
-      },
-      null,
-      2,
-    )}\n`,
+  const bare = (name: string, f: { p50: number; p99: number }, ratioP50: string) => [name, 1, "-", f.p50.toFixed(2), f.p99.toFixed(1), ratioP50];
+  const lines = formatTable(
+    [
+      { header: "route", minWidth: 46 },
+      { header: "conns", align: "right", minWidth: 5 },
+      { header: "req/s", align: "right", minWidth: 5 },
+      { header: "p50 ms", align: "right", minWidth: 8 },
+      { header: "p99 ms", align: "right", minWidth: 6 },
+      { header: "p50/GetItem", align: "right", minWidth: 11 },
+      { header: "non-2xx", align: "right", minWidth: 7 },
+    ],
+    [
+      ...rows.map((r) => [r.name, r.connections, r.reqPerSec, r.p50.toFixed(1), r.p99.toFixed(1), `${r.ratioP50}x`, r.non2xx]),
+      bare("bare DynamoDB GetItem (lower of before/after)", getItem, "1x"),
+      bare("bare TransactWriteItems, 6 items", tx, `${round(tx.p50 / b, 1)}x`),
+      bare("bare TransactWriteItems, 2 items", floor.transact2, x(floor.transact2.p50)),
+      bare("floor: message create (auth + Get + tx 2)", floor.messageCreate, x(floor.messageCreate.p50)),
+      bare("floor: search (auth + Query)", floor.search, x(floor.search.p50)),
+    ],
+    { trimEnd: true },
   );
-  console.log(`wrote ${OUT_FILE}`);
+  console.log(`\n${lines}\n`);
+  console.log("Goals (at 1 connection): contact search p50 <= 4x, message create p50 <= 6x the GetItem p50.");
+
+  await writeResult("api", {
+    generatedAt: new Date().toISOString(),
+    node: process.version,
+    machine: { cores: cores(), cpu: cpuModel().split(" ").slice(0, 2).join(" ") },
+    contacts: CONTACTS,
+    seed: seeded,
+    durationSeconds: DURATION_S,
+    getItem: { p50Ms: b, p99Ms: getItem.p99, samples: GETITEM_SAMPLES, beforeP50Ms: getItemBefore.p50, afterP50Ms: getItemAfter.p50, kept: "the lower median" },
+    transactWrite6: { p50Ms: tx.p50, p99Ms: tx.p99, samples: 225, ratioToGetItem: round(tx.p50 / b, 1) },
+    floors: Object.fromEntries(Object.entries(floor).map(([k, f]) => [k, { p50Ms: f.p50, p99Ms: f.p99, samples: 200, ratioToGetItem: round(f.p50 / b, 1) }])),
+    rows,
+  });
   doc.destroy();
-} finally {
-  await sandbox.stop();
 }
+
+await withSandbox({ port: 0 }, run);

@@ -11,16 +11,13 @@
  * Prints a table and writes docs/bench/checkout.json.
  */
 import autocannon from "autocannon";
-import { mkdir, writeFile } from "node:fs/promises";
-import { cpus } from "node:os";
-import { join } from "node:path";
-import { ROOT } from "../../infra/build.ts";
-import { startSandbox } from "../../infra/local/sandbox.ts";
+import { loopbackApiBase, withSandbox } from "./lib/sandbox.ts";
 import { putCoupon } from "../../shared/db/catalog-repo.ts";
 import { couponSchema } from "../../shared/domain/checkout/catalog.ts";
+import { cores, cpuModel, writeResult } from "./lib/output.ts";
+import { quantile, round } from "./lib/stats.ts";
+import { formatTable } from "./lib/table.ts";
 
-process.env["AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED"] ??= "true";
-const OUT_FILE = join(ROOT, "docs", "bench", "checkout.json");
 const DURATION_S = Number(process.env["BENCH_DURATION"] ?? 5);
 const SUBSCRIBES = 12;
 
@@ -46,22 +43,17 @@ interface Row {
   readonly note?: string;
 }
 
-const round = (n: number) => Math.round(n * 10) / 10;
-const pct = (values: number[], p: number) => {
-  const s = [...values].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)]!;
-};
+/** Latency figures to one decimal: nearest-rank p50 and p99. */
+const p50p99 = (times: readonly number[]) => ({ p50Ms: round(quantile(times, 0.5), 1), p99Ms: round(quantile(times, 0.99), 1) });
 
-const sandbox = await startSandbox({ port: 0, env: { CHECKOUT_ALLOWED_ORIGINS: "https://www.example.com.br" } });
-const base = sandbox.info.apiBase.replace("localhost", "127.0.0.1");
-const post = async (path: string, body: unknown, headers: Record<string, string> = {}) => {
+const post = async (base: string, path: string, body: unknown, headers: Record<string, string> = {}) => {
   const t0 = performance.now();
   const res = await fetch(`${base}${path}`, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body), signal: AbortSignal.timeout(30_000) });
   const json = (await res.json()) as Record<string, unknown>;
   return { status: res.status, json, ms: performance.now() - t0 };
 };
 
-async function cannon(name: string, opts: { path: string; method?: "GET" | "POST"; body?: unknown }): Promise<Row> {
+async function cannon(base: string, name: string, opts: { path: string; method?: "GET" | "POST"; body?: unknown }): Promise<Row> {
   const run = (duration: number) =>
     autocannon({
       url: `${base}${opts.path}`,
@@ -73,7 +65,7 @@ async function cannon(name: string, opts: { path: string; method?: "GET" | "POST
     });
   await run(1); // warm-up: module import, JIT, DynamoDB Local's JVM
   const r = await run(DURATION_S);
-  return { name, requests: r.requests.total, reqPerSec: round(r.requests.average), p50Ms: r.latency.p50, p99Ms: r.latency.p99, errors: r.errors + r.non2xx };
+  return { name, requests: r.requests.total, reqPerSec: round(r.requests.average, 1), p50Ms: r.latency.p50, p99Ms: r.latency.p99, errors: r.errors + r.non2xx };
 }
 
 async function sequential(name: string, make: () => Promise<{ status: number; ms: number }>, n: number, note?: string): Promise<Row> {
@@ -86,58 +78,55 @@ async function sequential(name: string, make: () => Promise<{ status: number; ms
     if (r.status !== 201) errors++;
   }
   const wall = (performance.now() - t0) / 1000;
-  return { name, requests: n, reqPerSec: round(n / wall), p50Ms: round(pct(times, 50)), p99Ms: round(pct(times, 99)), errors, ...(note ? { note } : {}) };
+  return { name, requests: n, reqPerSec: round(n / wall, 1), ...p50p99(times), errors, ...(note ? { note } : {}) };
 }
 
-async function race(name: string, code: string | undefined): Promise<Row> {
+async function race(base: string, name: string, code: string | undefined): Promise<Row> {
   const t0 = performance.now();
-  const replies = await Promise.all(Array.from({ length: 20 }, () => post("/api/v1/public_checkout/subscribe", subscribeBody(code ? { coupon: code } : {}))));
+  const replies = await Promise.all(Array.from({ length: 20 }, () => post(base, "/api/v1/public_checkout/subscribe", subscribeBody(code ? { coupon: code } : {}))));
   const wall = performance.now() - t0;
   const ok = replies.filter((r) => r.status === 201).length;
   const exhausted = replies.filter((r) => r.status === 422).length;
   const times = replies.map((r) => r.ms);
-  return { name, requests: 20, reqPerSec: round(20 / (wall / 1000)), p50Ms: round(pct(times, 50)), p99Ms: round(pct(times, 99)), errors: 20 - ok - exhausted, note: `${ok} created, ${exhausted} exhausted (422), wall ${Math.round(wall)} ms` };
+  return { name, requests: 20, reqPerSec: round(20 / (wall / 1000), 1), ...p50p99(times), errors: 20 - ok - exhausted, note: `${ok} created, ${exhausted} exhausted (422), wall ${Math.round(wall)} ms` };
 }
 
-const rows: Row[] = [];
-try {
-  const link = await post("/api/v1/public_checkout/link", { plan: "profissional", billing_cycle: "monthly", customer });
+/** Every scenario, in order, against the sandbox at `base`. */
+async function measure(base: string): Promise<Row[]> {
+  const rows: Row[] = [];
+  const link = await post(base, "/api/v1/public_checkout/link", { plan: "profissional", billing_cycle: "monthly", customer });
   const token = new URL(String(link.json["url"])).searchParams.get("token")!;
 
-  rows.push(await cannon("GET plans", { path: "/api/v1/public_checkout/plans" }));
-  rows.push(await cannon("POST coupon", { path: "/api/v1/public_checkout/coupon", method: "POST", body: { code: "BEMVINDO15", plan: "profissional", billing_cycle: "monthly", additional_inboxes: 2 } }));
-  rows.push(await cannon("GET prefill", { path: `/api/v1/public_checkout/prefill?token=${token}` }));
-  rows.push(await cannon("POST link (customer)", { path: "/api/v1/public_checkout/link", method: "POST", body: { plan: "profissional", billing_cycle: "yearly", coupon: "BEMVINDO15", customer } }));
+  rows.push(await cannon(base, "GET plans", { path: "/api/v1/public_checkout/plans" }));
+  rows.push(await cannon(base, "POST coupon", { path: "/api/v1/public_checkout/coupon", method: "POST", body: { code: "BEMVINDO15", plan: "profissional", billing_cycle: "monthly", additional_inboxes: 2 } }));
+  rows.push(await cannon(base, "GET prefill", { path: `/api/v1/public_checkout/prefill?token=${token}` }));
+  rows.push(await cannon(base, "POST link (customer)", { path: "/api/v1/public_checkout/link", method: "POST", body: { plan: "profissional", billing_cycle: "yearly", coupon: "BEMVINDO15", customer } }));
 
-  rows.push(await sequential("subscribe", () => post("/api/v1/public_checkout/subscribe", subscribeBody()), SUBSCRIBES));
+  rows.push(await sequential("subscribe", () => post(base, "/api/v1/public_checkout/subscribe", subscribeBody()), SUBSCRIBES));
   let k = 0;
-  rows.push(await sequential("subscribe + Idempotency-Key", () => post("/api/v1/public_checkout/subscribe", subscribeBody(), { "idempotency-key": `bench-${process.pid}-${++k}` }), SUBSCRIBES));
+  rows.push(await sequential("subscribe + Idempotency-Key", () => post(base, "/api/v1/public_checkout/subscribe", subscribeBody(), { "idempotency-key": `bench-${process.pid}-${++k}` }), SUBSCRIBES));
   const replayBody = subscribeBody();
-  await post("/api/v1/public_checkout/subscribe", replayBody, { "idempotency-key": `bench-replay-${process.pid}` });
-  rows.push(await sequential("subscribe replay (same key)", () => post("/api/v1/public_checkout/subscribe", replayBody, { "idempotency-key": `bench-replay-${process.pid}` }), SUBSCRIBES));
+  await post(base, "/api/v1/public_checkout/subscribe", replayBody, { "idempotency-key": `bench-replay-${process.pid}` });
+  rows.push(await sequential("subscribe replay (same key)", () => post(base, "/api/v1/public_checkout/subscribe", replayBody, { "idempotency-key": `bench-replay-${process.pid}` }), SUBSCRIBES));
 
   await putCoupon(couponSchema().parse({ code: "BENCHLIMITED", kind: "percent", value: 10, max_redemptions: 5, duration: "once" }));
   await putCoupon(couponSchema().parse({ code: "BENCHUNLIMITED", kind: "percent", value: 10, duration: "once" }));
-  rows.push(await race("20 concurrent, coupon max 5", "BENCHLIMITED"));
-  rows.push(await race("20 concurrent, unlimited coupon", "BENCHUNLIMITED"));
-  rows.push(await race("20 concurrent, no coupon", undefined));
-} finally {
-  await sandbox.stop();
+  rows.push(await race(base, "20 concurrent, coupon max 5", "BENCHLIMITED"));
+  rows.push(await race(base, "20 concurrent, unlimited coupon", "BENCHUNLIMITED"));
+  rows.push(await race(base, "20 concurrent, no coupon", undefined));
+  return rows;
 }
+
+const rows = await withSandbox({ port: 0, env: { CHECKOUT_ALLOWED_ORIGINS: "https://www.example.com.br" } }, (sandbox) => measure(loopbackApiBase(sandbox)));
 
 const plans = rows[0]!;
 const subscribe = rows.find((r) => r.name === "subscribe")!;
 const header = ["scenario", "requests", "req/s", "p50 ms", "p99 ms", "errors", "p50 vs ref", "note"];
 const table = rows.map((r) => {
   const ref = r.name.startsWith("GET") || r.name.startsWith("POST") ? plans : subscribe;
-  return [r.name, String(r.requests), String(r.reqPerSec), String(r.p50Ms), String(r.p99Ms), String(r.errors), `${round(r.p50Ms / Math.max(ref.p50Ms, 0.1))}x ${ref === plans ? "plans" : "subscribe"}`, r.note ?? ""];
+  return [r.name, String(r.requests), String(r.reqPerSec), String(r.p50Ms), String(r.p99Ms), String(r.errors), `${round(r.p50Ms / Math.max(ref.p50Ms, 0.1), 1)}x ${ref === plans ? "plans" : "subscribe"}`, r.note ?? ""];
 });
-const widths = header.map((h, c) => Math.max(h.length, ...table.map((r) => r[c]!.length)));
-console.log([header, ...table].map((r) => r.map((cell, c) => cell.padEnd(widths[c]!)).join("  ").trimEnd()).join("\n"));
+console.log(formatTable(header, table, { trimEnd: true }));
+console.log("");
+await writeResult("checkout", { generatedAt: new Date().toISOString(), node: process.version, machine: { cores: cores(), cpu: cpuModel() }, durationSeconds: DURATION_S, rows });
 
-await mkdir(join(ROOT, "docs", "bench"), { recursive: true });
-await writeFile(
-  OUT_FILE,
-  `${JSON.stringify({ generatedAt: new Date().toISOString(), node: process.version, machine: { cores: cpus().length, cpu: cpus()[0]?.model ?? "unknown" }, durationSeconds: DURATION_S, rows }, null, 2)}\n`,
-);
-console.log(`\nwritten to ${OUT_FILE}`);

@@ -5,15 +5,15 @@
  *
  * npm run bench:contract  → table on stdout, docs/bench/contract.json
  */
-import { writeFile } from "node:fs/promises";
-import { cpus } from "node:os";
-import { join } from "node:path";
 import { replyMismatch, type Reply } from "../../shared/http/api.ts";
 import type { ReplySpec } from "../../shared/http/schemas/common.ts";
 import { contactListReply } from "../../shared/http/schemas/contacts.ts";
 import { conversationListReply, messageReply } from "../../shared/http/schemas/conversations.ts";
 import { webhookReply } from "../../shared/http/schemas/webhooks.ts";
-import { ROOT } from "../../infra/build.ts";
+import { cores, cpuModel, writeResult } from "./lib/output.ts";
+import { median } from "./lib/stats.ts";
+import { formatTable } from "./lib/table.ts";
+import { perCallUsRounds } from "./lib/timing.ts";
 
 const now = 1_795_000_000;
 const meta = { count: 250, current_page: 1, per: 25, has_more: true, next_cursor: "eyJhZnRlciI6MjV9" };
@@ -96,17 +96,8 @@ const cases: { name: string; spec: ReplySpec; reply: Reply }[] = [
   },
 ];
 
-/** Median microseconds per call over `rounds` rounds of `n` calls. */
-function time(fn: () => unknown, n: number, rounds = 7): number {
-  for (let i = 0; i < n; i++) fn();
-  const per: number[] = [];
-  for (let r = 0; r < rounds; r++) {
-    const t0 = performance.now();
-    for (let i = 0; i < n; i++) fn();
-    per.push(((performance.now() - t0) * 1000) / n);
-  }
-  return per.sort((a, b) => a - b)[Math.floor(rounds / 2)]!;
-}
+/** Median microseconds per call over 7 rounds of `n` calls. */
+const time = (fn: () => unknown, n: number): number => median(perCallUsRounds(fn, n, 7));
 
 const rows = cases.map((c) => {
   if (replyMismatch(c.spec, c.reply)) throw new Error(`${c.name}: the sample breaks its schema`);
@@ -116,15 +107,22 @@ const rows = cases.map((c) => {
   return { reply: c.name, bytes: JSON.stringify(c.reply.body).length, validateUs: +validateUs.toFixed(1), stringifyUs: +stringifyUs.toFixed(1), ratio: +(validateUs / stringifyUs).toFixed(2) };
 });
 
-console.log("reply                     bytes   validate µs   stringify µs   validate/stringify");
-for (const r of rows) {
-  console.log(`${r.reply.padEnd(24)} ${String(r.bytes).padStart(6)} ${String(r.validateUs).padStart(13)} ${String(r.stringifyUs).padStart(14)} ${String(r.ratio).padStart(20)}`);
-}
-const out = {
+console.log(
+  formatTable(
+    [
+      { header: "reply", minWidth: 24 },
+      { header: "bytes", align: "right", minWidth: 6 },
+      { header: "validate µs", align: "right", minWidth: 13 },
+      { header: "stringify µs", align: "right", minWidth: 14 },
+      { header: "validate/stringify", align: "right", minWidth: 20 },
+    ],
+    rows.map((r) => [r.reply, r.bytes, r.validateUs, r.stringifyUs, r.ratio]),
+    { gap: " " },
+  ),
+);
+await writeResult("contract", {
   generatedAt: new Date().toISOString(),
   node: process.version,
-  machine: { cores: cpus().length, cpu: cpus()[0]?.model ?? "", platform: process.platform, arch: process.arch },
+  machine: { cores: cores(), cpu: cpuModel(), platform: process.platform, arch: process.arch },
   rows,
-};
-await writeFile(join(ROOT, "docs", "bench", "contract.json"), `${JSON.stringify(out, null, 2)}\n`);
-console.log("docs/bench/contract.json written");
+});

@@ -13,26 +13,20 @@ import { Template } from "aws-cdk-lib/assertions";
 import { createWriteStream } from "node:fs";
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { Console } from "node:console";
-import { cpus, tmpdir } from "node:os";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { buildFunctions, functionNames, ROOT } from "../../infra/build.ts";
+import { buildFunctions, functionNames } from "../../infra/build.ts";
 import { nagViolations } from "../../infra/nag.ts";
 import { buildApp } from "../../infra/stack.ts";
 import { recordDeliveryMetrics } from "../../shared/delivery/metrics.ts";
 import type { AttemptOutcome } from "../../shared/domain/deliveries.ts";
+import { cores, writeResult } from "./lib/output.ts";
+import { median } from "./lib/stats.ts";
+import { formatTable } from "./lib/table.ts";
+import { perCallNs } from "./lib/timing.ts";
 
-const OUT_FILE = join(ROOT, "docs", "bench", "operate.json");
 const CALLS = 200_000;
 const SYNTHS = 3;
-
-function perCallNs(fn: () => void, calls: number): number {
-  for (let i = 0; i < 2_000; i++) fn();
-  const t0 = process.hrtime.bigint();
-  for (let i = 0; i < calls; i++) fn();
-  return Number(process.hrtime.bigint() - t0) / calls;
-}
-
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 async function emfCost() {
   const sink = new Console(createWriteStream("/dev/null"));
@@ -107,17 +101,24 @@ try {
   const synth = await synthCost(join(work, "stubs"));
   const base = emf.find((r) => r.case === "plain JSON line")!.nsPerCall;
   console.log("\nEMF per delivery attempt (console.log to /dev/null, median of 3 x 200k calls)");
-  console.log(`${"case".padEnd(34)} ${"ns/call".padStart(8)} ${"vs plain".padStart(9)}`);
-  for (const r of emf) console.log(`${r.case.padEnd(34)} ${String(r.nsPerCall).padStart(8)} ${(r.nsPerCall / base).toFixed(2).padStart(9)}`);
+  console.log(
+    formatTable(
+      [
+        { header: "case", minWidth: 34 },
+        { header: "ns/call", align: "right", minWidth: 8 },
+        { header: "vs plain", align: "right", minWidth: 9 },
+      ],
+      emf.map((r) => [r.case, r.nsPerCall, (r.nsPerCall / base).toFixed(2)]),
+      { gap: " " },
+    ),
+  );
   console.log("\nwebhooks-deliver bundle");
   console.log(`bundle ${(bundle.bundleBytes / 1000).toFixed(1)} KB, metrics modules ${bundle.metricsBytes} B (${((100 * bundle.metricsBytes) / bundle.bundleBytes).toFixed(2)} %)`);
   console.log("\nsynth (production, stub bundles, median of 3)");
   console.log(`synth ${synth.synthMs} ms, synth + cdk-nag ${synth.synthPlusNagMs} ms (x${(synth.synthPlusNagMs / synth.synthMs).toFixed(2)}), unacknowledged findings ${synth.nagViolations}`);
   console.log(`${synth.resources} resources, ${synth.alarms} alarms, ${synth.alarmMetricsTotal} metrics in alarms (max ${synth.metricsPerAlarmMax} per alarm)`);
-  const result = { date: new Date().toISOString(), node: process.version, cpus: cpus().length, emf, bundle, synth };
-  await mkdir(join(ROOT, "docs", "bench"), { recursive: true });
-  await writeFile(OUT_FILE, `${JSON.stringify(result, null, 2)}\n`);
-  console.log(`\n-> ${OUT_FILE}`);
+  console.log("");
+  await writeResult("operate", { date: new Date().toISOString(), node: process.version, cpus: cores(), emf, bundle, synth });
 } finally {
   await rm(work, { recursive: true, force: true });
 }

@@ -12,20 +12,20 @@
  * absolute figures depend on the machine (DynamoDB Local is a Java process on the same cores).
  */
 import { DynamoDB, DynamoDBClient, GetItemCommand, UpdateItemCommand } from "@aws-sdk/client-dynamodb";
-import { writeFile, mkdir } from "node:fs/promises";
-import { availableParallelism, cpus } from "node:os";
-import { join } from "node:path";
 import { RateLimiterDynamo, RateLimiterRes } from "rate-limiter-flexible";
-import { ROOT } from "../../infra/build.ts";
-import { ensureTable, LOCAL_CREDENTIALS, startDynamoLocal } from "../../infra/local/dynamo.ts";
-import { startSandbox } from "../../infra/local/sandbox.ts";
+import { loopbackApiBase, withDynamoLocal, withSandbox } from "./lib/sandbox.ts";
+import { ensureTable, LOCAL_CREDENTIALS } from "../../infra/local/dynamo.ts";
+import type { Sandbox } from "../../infra/local/sandbox.ts";
 import { resetConfig } from "../../shared/config.ts";
 import { throttleTable } from "../../shared/db/table.ts";
 import { dynamoCounterStore } from "../../shared/db/throttle-store.ts";
 import { Limiter } from "../../shared/ratelimit/limiter.ts";
 import { buildRules, type Rule } from "../../shared/ratelimit/rules.ts";
+import { cores, cpuModel, writeResult } from "./lib/output.ts";
+import { quantileFloor, round } from "./lib/stats.ts";
+import { formatTable } from "./lib/table.ts";
+import { timeMs } from "./lib/timing.ts";
 
-const OUT_FILE = join(ROOT, "docs", "bench", "ratelimit.json");
 const CALLERS = [1, 16, 64] as const;
 const SECONDS = Number(process.env["BENCH_SECONDS"] ?? 6);
 const ROUNDS = 3;
@@ -95,9 +95,9 @@ async function throughput(contenders: readonly Contender[], callers: number) {
     for (let k = 0; k < contenders.length; k++) await measure(contenders[k]!, checks[k]!, callers, runs[k]!, SECONDS / ROUNDS, tallies[k]!);
   }
   return tallies.map((t) => ({
-    checksPerSecond: round(t.checks / t.seconds),
+    checksPerSecond: round(t.checks / t.seconds, 1),
     callsPerCheck: round(t.calls / t.checks, 3),
-    p50Ms: round(percentile(t.latencies, 50), 2),
+    p50Ms: round(quantileFloor(t.latencies, 0.5), 2),
     checks: t.checks,
   }));
 }
@@ -113,39 +113,14 @@ async function race(c: Contender) {
   return passed;
 }
 
-function percentile(values: number[], p: number): number {
-  if (values.length === 0) return NaN;
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
-}
-const round = (n: number, d = 1) => Math.round(n * 10 ** d) / 10 ** d;
-
-async function sequentialP50(n: number, fn: () => Promise<unknown>): Promise<number> {
-  for (let i = 0; i < 20; i++) await fn();
-  const ms: number[] = [];
-  for (let i = 0; i < n; i++) {
-    const s = performance.now();
-    await fn();
-    ms.push(performance.now() - s);
-  }
-  return percentile(ms, 50);
-}
-
 /**
  * Paired samples on one production sandbox: each turn times one request with throttling on, one
  * with ENABLE_THROTTLE=false (the handlers re-read the configuration) and one bare UpdateItem.
  */
-async function pairedLatency(endpoint: string, n: number) {
-  const sandbox = await startSandbox({
-    port: 0,
-    dynamoEndpoint: endpoint,
-    tableName: "bench-main",
-    throttleTableName: "bench-throttle",
-    env: { APP_ENV: "production", THROTTLE_LIMIT: "100000000" },
-  });
+async function pairedLatency(sandbox: Sandbox, endpoint: string, n: number) {
   const raw = new DynamoDBClient(clientOptions(endpoint));
   try {
-    const url = `${sandbox.info.apiBase.replace("localhost", "127.0.0.1")}/api/v1/accounts/${sandbox.info.accountId}`;
+    const url = `${loopbackApiBase(sandbox)}/api/v1/accounts/${sandbox.info.accountId}`;
     const request = async () => {
       const res = await fetch(url, { headers: { api_access_token: sandbox.info.agentApiKey } });
       if (res.status !== 200) throw new Error(`unexpected ${res.status}`);
@@ -166,45 +141,37 @@ async function pairedLatency(endpoint: string, n: number) {
       process.env["ENABLE_THROTTLE"] = on ? "true" : "false";
       resetConfig();
     };
-    const timed = async (fn: () => Promise<unknown>) => {
-      const s = performance.now();
-      await fn();
-      return performance.now() - s;
-    };
     const on: number[] = [];
     const off: number[] = [];
     const updates: number[] = [];
     const gets: number[] = [];
     for (let i = 0; i < n + 20; i++) {
       setThrottle(true);
-      const a = await timed(request);
+      const a = await timeMs(request);
       setThrottle(false);
-      const b = await timed(request);
-      const u = await timed(update);
-      const g = await timed(get);
+      const b = await timeMs(request);
+      const u = await timeMs(update);
+      const g = await timeMs(get);
       if (i < 20) continue; // warm-up
       on.push(a);
       off.push(b);
       updates.push(u);
       gets.push(g);
     }
-    return { on: percentile(on, 50), off: percentile(off, 50), update: percentile(updates, 50), get: percentile(gets, 50) };
+    const p50 = (xs: number[]) => quantileFloor(xs, 0.5);
+    return { on: p50(on), off: p50(off), update: p50(updates), get: p50(gets) };
   } finally {
     raw.destroy();
-    await sandbox.stop();
   }
 }
 
 function table(title: string, head: string[], rows: (string | number)[][]): void {
-  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => String(r[i]).length)));
-  const line = (cells: (string | number)[]) => cells.map((c, i) => (i === 0 ? String(c).padEnd(widths[i]!) : String(c).padStart(widths[i]!))).join("  ");
-  console.log(`\n${title}\n${line(head)}\n${widths.map((w) => "-".repeat(w)).join("  ")}`);
-  for (const r of rows) console.log(line(r));
+  const columns = head.map((header, i) => ({ header, align: i === 0 ? ("left" as const) : ("right" as const) }));
+  console.log(`\n${title}\n${formatTable(columns, rows, { rule: "columns" })}`);
 }
 
 async function main(): Promise<void> {
-  const dynamo = await startDynamoLocal();
-  try {
+  await withDynamoLocal(async (dynamo) => {
     const endpoint = dynamo.endpoint;
     const ours = counted(new DynamoDBClient(clientOptions(endpoint)));
     const theirs = counted(new DynamoDB(clientOptions(endpoint)));
@@ -287,7 +254,8 @@ async function main(): Promise<void> {
       contenders.map((c) => [c.name, races[c.name]!.join(" "), races[c.name]!.every((n) => n === RACE.limit) ? "yes" : "NO"]),
     );
 
-    const lat = await pairedLatency(endpoint, LATENCY_REQUESTS);
+    const production = { port: 0, dynamoEndpoint: endpoint, tableName: "bench-main", throttleTableName: "bench-throttle", env: { APP_ENV: "production", THROTTLE_LIMIT: "100000000" } };
+    const lat = await withSandbox(production, (sandbox) => pairedLatency(sandbox, endpoint, LATENCY_REQUESTS));
     const added = lat.on - lat.off;
     table(
       `Latency on GET /api/v1/accounts/{id} in the sandbox (p50 of ${LATENCY_REQUESTS} interleaved samples each)`,
@@ -305,7 +273,7 @@ async function main(): Promise<void> {
     const report = {
       generatedAt: new Date().toISOString(),
       node: process.version,
-      machine: { cores: availableParallelism(), cpu: cpus()[0]?.model ?? "unknown", note: "DynamoDB Local (Java) shares these cores" },
+      machine: { cores: cores(), cpu: cpuModel(), note: "DynamoDB Local (Java) shares these cores" },
       secondsPerCell: SECONDS,
       throughput: results,
       ratioAt64: round(results["conversa fixed"]!["64"]!.checksPerSecond / rlf64, 2),
@@ -321,14 +289,11 @@ async function main(): Promise<void> {
         addedInRoundTrips: round(added / lat.update, 2),
       },
     };
-    await mkdir(join(ROOT, "docs", "bench"), { recursive: true });
-    await writeFile(OUT_FILE, `${JSON.stringify(report, null, 2)}\n`);
-    console.log(`\nwrote ${OUT_FILE}`);
+    console.log("");
+    await writeResult("ratelimit", report);
     ours.client.destroy();
     theirs.client.destroy();
-  } finally {
-    await dynamo.stop();
-  }
+  });
 }
 
 await main();
