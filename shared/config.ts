@@ -4,7 +4,7 @@
  * Defaults here are the documented defaults (README "Configuration").
  */
 import * as z from "zod/mini";
-import { invalidIpEntries } from "./ratelimit/ip.ts";
+import { invalidIpEntries } from "./ip-entry.ts";
 
 /**
  * One parser per variable: the raw value (undefined when unset) to the typed one, or a thrown
