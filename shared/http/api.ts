@@ -19,6 +19,7 @@ import { emitMetric } from "./metrics.ts";
 import { clientChecksDone, throttleByClient, throttleByIdentity } from "./throttle.ts";
 import { corsHeaders } from "./cors.ts";
 import { config } from "../config.ts";
+import { now } from "../clock.ts";
 import type { ReplySpec } from "./schemas/common.ts";
 
 export type Event = APIGatewayProxyEventV2;
@@ -108,7 +109,7 @@ const lifecycle = (route: Route): MiddlewareObj<Event, Result, Error, Context> =
       route,
       requestId: ev.requestContext?.requestId || randomUUID(),
       sourceIp: ev.requestContext?.http?.sourceIp ?? "0.0.0.0",
-      now: new Date(),
+      now: now(),
       headers,
       replyHeaders: {},
     };
