@@ -84,18 +84,19 @@ function readPrevious(file: string): Partial<SeedResult> | undefined {
   }
 }
 
-/** The configuration variables set in `environment` (anything else there is not the service's). */
+/** The configuration variables set in `environment` (empty counts as unset; anything else there is not the service's). */
 function documented(environment: Env): Record<string, string> {
   const out: Record<string, string> = {};
   for (const k of CONFIG_KEYS) {
     const v = environment[k];
-    if (v !== undefined) out[k] = v;
+    if (v !== undefined && v !== "") out[k] = v;
   }
   return out;
 }
 
 export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
-  const requested = { ...SANDBOX_DEFAULTS, ...documented(opts.environment ?? process.env), ...opts.env };
+  const fromEnvironment = documented(opts.environment ?? process.env);
+  const requested = { ...SANDBOX_DEFAULTS, ...fromEnvironment, ...opts.env };
   // A bad variable stops the sandbox before anything starts, with one message naming each.
   const settings = workerSettings(configFrom(requested));
 
@@ -121,7 +122,7 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
   Object.assign(process.env, { AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId, AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey });
   const installed = configure({
     ...SANDBOX_DEFAULTS,
-    ...documented(opts.environment ?? process.env),
+    ...fromEnvironment,
     // The sandbox's own stores: its local endpoints, tables, bucket, queues and mail directory.
     AWS_REGION: "us-east-1",
     DYNAMODB_ENDPOINT: endpoint,
