@@ -14,7 +14,6 @@ import { existsSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { resetConfig } from "../shared/config.ts";
-import { resetDb } from "../shared/db/client.ts";
 import { catalogRepo, listCoupons, putCoupon, putPlan } from "../shared/db/catalog-repo.ts";
 import { CatalogFileError, readCouponsFile, readPlansFile } from "./catalog-files.ts";
 import { LOCAL_CREDENTIALS } from "./local/dynamo.ts";
@@ -79,7 +78,6 @@ function target(opts: Options): string {
     process.env["AWS_REGION"] = opts.region ?? process.env["AWS_REGION"] ?? "us-east-1";
     delete process.env["DYNAMODB_ENDPOINT"];
     resetConfig();
-    resetDb();
     return `table ${opts.table} (${process.env["AWS_REGION"]})`;
   }
   const file = join(resolve(opts.dataDir), "sandbox.json");
@@ -94,7 +92,6 @@ function target(opts: Options): string {
     AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey,
   });
   resetConfig();
-  resetDb();
   return `sandbox table ${info.tableName} at ${info.dynamoEndpoint}`;
 }
 

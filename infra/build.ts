@@ -1,6 +1,6 @@
 /**
  * Bundles every Lambda in one esbuild pass: `functions/<fn>.ts` for each route of the route
- * table plus `extraFunctions`, into `.build/functions/<fn>/index.mjs` (+ `index.mjs.map`).
+ * table plus each worker of the worker table (`extraFunctions`), into `.build/functions/<fn>/index.mjs` (+ `index.mjs.map`).
  *
  * `npm run build` runs this file and prints the bundle sizes; the CDK app and the cold-start
  * benchmark call `buildFunctions()`.
@@ -10,6 +10,7 @@ import { mkdir, writeFile } from "node:fs/promises";
 import { join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { routes } from "../shared/routes.ts";
+import { workers } from "../shared/workers.ts";
 
 /** Repository root (this file lives in infra/). */
 export const ROOT = fileURLToPath(new URL("..", import.meta.url));
@@ -20,12 +21,8 @@ export const DEFAULT_OUT_DIR = join(ROOT, ".build", "functions");
 /** Largest accepted minified bundle, in bytes. */
 export const MAX_BUNDLE_BYTES = 500_000;
 
-/** Function files under functions/ that are not behind a route (e.g. queue workers). */
-export const extraFunctions: string[] = [
-  // Webhook pipeline (issue 3): events queue -> fan-out -> deliveries queue -> delivery.
-  "webhooks-fanout",
-  "webhooks-deliver",
-];
+/** Function files under functions/ that are not behind a route: the queue workers (shared/workers.ts). */
+export const extraFunctions: readonly string[] = workers.map((w) => w.fn);
 
 /** What `@aws-sdk/credential-provider-node` is replaced with (see the shim's comment). */
 export const CREDENTIAL_SHIM = join(ROOT, "infra", "bundle", "credential-provider.ts");

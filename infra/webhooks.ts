@@ -5,9 +5,10 @@
  *   events queue (+DLQ) --> fan-out Lambda --> deliveries queue (+DLQ) --> delivery Lambda
  *
  * The Pipe's filter, input template and detail-type, and the rule's pattern come from
- * shared/events/envelope.ts, which the sandbox's stream poller uses too. Both workers report
- * partial batch failures; retries are visibility changes on the deliveries queue, so its
- * maxReceiveCount follows the retry schedule.
+ * shared/events/envelope.ts, which the sandbox's stream poller uses too. The queues, DLQs,
+ * mappings and worker timeouts come from the worker table (shared/workers.ts), which the
+ * sandbox's queue poller reads too. Both workers report partial batch failures; retries are
+ * visibility changes on the deliveries queue, so its maxReceiveCount follows the retry schedule.
  */
 import { Duration, RemovalPolicy } from "aws-cdk-lib";
 import { EventBus, Rule } from "aws-cdk-lib/aws-events";
@@ -20,14 +21,16 @@ import { CfnPipe } from "aws-cdk-lib/aws-pipes";
 import { Queue, QueueEncryption } from "aws-cdk-lib/aws-sqs";
 import type { Table } from "aws-cdk-lib/aws-dynamodb";
 import { Construct } from "constructs";
-import { deliveryMaxReceiveCount, parseSchedule } from "../shared/delivery/schedule.ts";
+import { parseSchedule } from "../shared/delivery/schedule.ts";
 import { EVENT_SOURCE } from "../shared/events/catalog.ts";
 import { PIPE_DETAIL_TYPE_PATH, PIPE_FILTER_PATTERN, PIPE_INPUT_TEMPLATE, RULE_PATTERN } from "../shared/events/envelope.ts";
+import { workerFor, type Worker, type WorkerSettings } from "../shared/workers.ts";
 
-export const FANOUT_FN = "webhooks-fanout";
-export const DELIVER_FN = "webhooks-deliver";
+const FANOUT = workerFor("events");
+const DELIVER = workerFor("deliveries");
+export const FANOUT_FN = FANOUT.fn;
+export const DELIVER_FN = DELIVER.fn;
 export const RESEND_FN = "webhook-deliveries-resend";
-export const EVENTS_MAX_RECEIVE_COUNT = 5;
 
 export interface WebhookPipelineProps {
   readonly table: Table;
@@ -54,30 +57,29 @@ export class WebhookPipeline extends Construct {
       if (!f) throw new Error(`WebhookPipeline: no function "${name}"`);
       return f;
     };
-    const schedule = parseSchedule(props.environment["WEBHOOK_RETRY_SCHEDULE"]);
-    const webhookTimeout = Number(props.environment["WEBHOOK_TIMEOUT"] ?? 5);
-    // Records of a batch are attempted concurrently: one timeout plus the bookkeeping.
-    const deliverTimeout = Duration.seconds(webhookTimeout + 20);
-    const fanout = fn(FANOUT_FN);
-    const deliver = fn(DELIVER_FN);
-    (deliver.node.defaultChild as CfnFunction).timeout = deliverTimeout.toSeconds();
+    const settings: WorkerSettings = {
+      retrySchedule: parseSchedule(props.environment["WEBHOOK_RETRY_SCHEDULE"]),
+      webhookTimeoutSeconds: Number(props.environment["WEBHOOK_TIMEOUT"] ?? 5),
+    };
+    const fanout = fn(FANOUT.fn);
+    const deliver = fn(DELIVER.fn);
+    for (const [w, f] of [[FANOUT, fanout], [DELIVER, deliver]] as const) {
+      if (w.timeoutSeconds) (f.node.defaultChild as CfnFunction).timeout = w.timeoutSeconds(settings);
+    }
 
     const common = { encryption: QueueEncryption.SQS_MANAGED, enforceSSL: true, removalPolicy: props.removalPolicy };
-    this.eventsDlq = new Queue(this, "EventsDlq", { ...common, retentionPeriod: Duration.days(14) });
-    this.eventsQueue = new Queue(this, "EventsQueue", {
-      ...common,
-      visibilityTimeout: Duration.seconds(60),
-      deadLetterQueue: { queue: this.eventsDlq, maxReceiveCount: EVENTS_MAX_RECEIVE_COUNT },
-    });
-    this.deliveryDlq = new Queue(this, "DeliveriesDlq", { ...common, retentionPeriod: Duration.days(14) });
-    // Retention covers the whole schedule (default about 28 h): 4 days plus the schedule.
-    const scheduleSeconds = schedule.reduce((s, n) => s + n, 0);
-    this.deliveryQueue = new Queue(this, "DeliveriesQueue", {
-      ...common,
-      visibilityTimeout: Duration.seconds(deliverTimeout.toSeconds() * 3),
-      retentionPeriod: Duration.seconds(Math.min(14 * 86400, 4 * 86400 + scheduleSeconds)),
-      deadLetterQueue: { queue: this.deliveryDlq, maxReceiveCount: deliveryMaxReceiveCount(schedule) },
-    });
+    const queueOf = (w: Worker, id: string): { queue: Queue; dlq: Queue } => {
+      const dlq = new Queue(this, `${id}Dlq`, { ...common, retentionPeriod: Duration.seconds(w.dlqRetentionSeconds) });
+      const queue = new Queue(this, `${id}Queue`, {
+        ...common,
+        visibilityTimeout: Duration.seconds(w.visibilityTimeoutSeconds(settings)),
+        ...(w.retentionSeconds ? { retentionPeriod: Duration.seconds(w.retentionSeconds(settings)) } : {}),
+        deadLetterQueue: { queue: dlq, maxReceiveCount: w.maxReceiveCount(settings) },
+      });
+      return { queue, dlq };
+    };
+    ({ queue: this.eventsQueue, dlq: this.eventsDlq } = queueOf(FANOUT, "Events"));
+    ({ queue: this.deliveryQueue, dlq: this.deliveryDlq } = queueOf(DELIVER, "Deliveries"));
 
     this.bus = new EventBus(this, "Bus", { description: "Conversa events (outbox -> Pipe)" });
     this.rule = new Rule(this, "WebhookEvents", {
@@ -113,8 +115,8 @@ export class WebhookPipeline extends Construct {
     });
     this.pipe.node.addDependency(pipeRole);
 
-    fanout.addEventSource(new SqsEventSource(this.eventsQueue, { batchSize: 10, reportBatchItemFailures: true }));
-    deliver.addEventSource(new SqsEventSource(this.deliveryQueue, { batchSize: 10, reportBatchItemFailures: true }));
+    fanout.addEventSource(new SqsEventSource(this.eventsQueue, { batchSize: FANOUT.batchSize, reportBatchItemFailures: true }));
+    deliver.addEventSource(new SqsEventSource(this.deliveryQueue, { batchSize: DELIVER.batchSize, reportBatchItemFailures: true }));
     for (const f of [fanout, deliver, fn(RESEND_FN)]) f.addEnvironment("DELIVERY_QUEUE_URL", this.deliveryQueue.queueUrl);
     this.deliveryQueue.grantSendMessages(fanout);
     this.deliveryQueue.grantSendMessages(fn(RESEND_FN));

@@ -4,7 +4,7 @@
  * Defaults here are the documented defaults (README "Configuration").
  */
 import * as z from "zod/mini";
-import { invalidIpEntries } from "./ratelimit/ip.ts";
+import { invalidIpEntries } from "./ip-entry.ts";
 
 /**
  * One parser per variable: the raw value (undefined when unset) to the typed one, or a thrown
@@ -125,23 +125,64 @@ const schema = z.pipe(
 /** Every variable name the schema knows (the CDK stack passes these through from context). */
 export const CONFIG_KEYS = Object.keys(VARS) as readonly (keyof Config)[];
 
-let cached: Config | undefined;
+type Env = Readonly<Record<string, string | undefined>>;
 
-/** The parsed configuration; throws one readable error listing every bad variable. */
-export function config(): Config {
-  if (cached) return cached;
-  const parsed = schema.safeParse({ ...process.env });
+/** The installed configuration and the environment record it was parsed from. */
+let installed: { readonly config: Config; readonly env: Env } | undefined;
+
+function parse(env: Env): Config {
+  const parsed = schema.safeParse({ ...env });
   if (!parsed.success) {
     const lines = parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`);
     throw new Error(`Invalid configuration:\n${lines.join("\n")}`);
   }
-  cached = parsed.data;
-  return cached;
+  return parsed.data;
 }
 
-/** Tests and the sandbox change the environment, then call this. */
+/**
+ * The configuration in force: the one installed by `configure`/`setConfig`, else (a deployed
+ * function) process.env parsed on first use. Throws one readable error listing every bad variable.
+ * A new value is a new object: clients built from it (perConfig) are rebuilt when it changes.
+ */
+export function config(): Config {
+  installed ??= { config: parse(process.env), env: process.env };
+  return installed.config;
+}
+
+/**
+ * Installs the configuration parsed from `env` alone (same schema, same errors; process.env is
+ * not read), e.g. the sandbox's values; returns it.
+ */
+export function configure(env: Env): Config {
+  const c = parse(env);
+  installed = { config: c, env: { ...env } };
+  return c;
+}
+
+/** Installs the configuration in force with some variables replaced (`undefined` unsets one); returns it. */
+export function setConfig(overrides: Env): Config {
+  const base = installed?.env ?? process.env;
+  return configure({ ...base, ...overrides });
+}
+
+/** Forgets the installed configuration: the next `config()` parses process.env again (tests that change it). */
 export function resetConfig(): void {
-  cached = undefined;
+  installed = undefined;
+}
+
+/**
+ * A value built from the configuration (a client, a mailer), kept while the configuration in
+ * force is the same object and rebuilt when it changes; `dispose` gets the replaced one.
+ */
+export function perConfig<T>(build: (c: Config) => T, dispose?: (old: T) => void): () => T {
+  let built: { readonly config: Config; readonly value: T } | undefined;
+  return () => {
+    const c = config();
+    if (built?.config === c) return built.value;
+    if (built && dispose) dispose(built.value);
+    built = { config: c, value: build(c) };
+    return built.value;
+  };
 }
 
 /** Throttling is on only in production, and only while ENABLE_THROTTLE is not false (SPEC 8.6). */
@@ -149,7 +190,7 @@ export function throttleActive(c: Config = config()): boolean {
   return c.APP_ENV === "production" && c.ENABLE_THROTTLE;
 }
 
-/** The configuration an environment gives, without caching (`{}`: the documented defaults; infra/openapi.ts). */
-export function configFrom(env: Readonly<Record<string, string | undefined>>): Config {
-  return schema.parse({ ...env });
+/** The configuration an environment gives, without installing it (`{}`: the documented defaults; infra/openapi.ts); same errors as config(). */
+export function configFrom(env: Env): Config {
+  return parse(env);
 }

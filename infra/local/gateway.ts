@@ -4,12 +4,11 @@
  */
 import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import { pathToFileURL } from "node:url";
-import { resolve } from "node:path";
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from "aws-lambda";
 import { routes, type Route } from "../../shared/routes.ts";
 import { config } from "../../shared/config.ts";
 import { preflightHeaders } from "../../shared/http/cors.ts";
+import { loadHandler } from "./handlers.ts";
 
 /** API Gateway's own payload limit for HTTP APIs. */
 const GATEWAY_MAX_BYTES = 10 * 1024 * 1024;
@@ -43,17 +42,6 @@ export function matchRoute(method: string, path: string): { route: Route; params
   const params: Record<string, string> = {};
   hit.c.names.forEach((n, i) => (params[n] = decodeURIComponent(hit.m![i + 1]!)));
   return { route: hit.c.route, params };
-}
-
-const modules = new Map<string, Promise<LambdaHandler>>();
-function loadHandler(fn: string): Promise<LambdaHandler> {
-  let p = modules.get(fn);
-  if (!p) {
-    const url = pathToFileURL(resolve(import.meta.dirname, "../../functions", `${fn}.ts`)).href;
-    p = import(url).then((m: { handler: LambdaHandler }) => m.handler);
-    modules.set(fn, p);
-  }
-  return p;
 }
 
 const TEXT_TYPES = /^(application\/(json|.*\+json|x-www-form-urlencoded|xml)|text\/)/i;
@@ -150,7 +138,7 @@ export async function handle(req: IncomingMessage, res: ServerResponse): Promise
     return;
   }
   const event = toEvent(req, body, match.route, match.params);
-  const handler = await loadHandler(match.route.fn);
+  const handler = await loadHandler<LambdaHandler>(match.route.fn);
   const result = await handler(event, lambdaContext(match.route.fn, event.requestContext.requestId, match.route.timeoutSeconds));
   const headers: Record<string, string> = {};
   for (const [k, v] of Object.entries(result.headers ?? {})) headers[k] = String(v);

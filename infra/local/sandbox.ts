@@ -7,19 +7,29 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import type { Server } from "node:http";
 import { mainTable, throttleTable } from "../../shared/db/table.ts";
-import { resetConfig } from "../../shared/config.ts";
-import { resetDb } from "../../shared/db/client.ts";
-import { resetMailer } from "../../shared/mail/mailer.ts";
-import { ensureTable, localClient, localEnv, startDynamoLocal, type DynamoLocal } from "./dynamo.ts";
+import { CONFIG_KEYS, configFrom, configure, type Config } from "../../shared/config.ts";
+import { setClock, type Clock } from "../../shared/clock.ts";
+import { ensureTable, localClient, LOCAL_CREDENTIALS, startDynamoLocal, type DynamoLocal } from "./dynamo.ts";
 import { seedDemo, type SeedResult } from "./seed.ts";
 import { seedCatalog } from "./seed-catalog.ts";
 import { startGateway } from "./gateway.ts";
-import { startPipeline, type Pipeline } from "./pipeline.ts";
+import { createQueues, queueEnv, startPipeline, workerSettings, type Pipeline } from "./pipeline.ts";
 import { startLocalAws, type LocalAws } from "./fauxqs.ts";
-import { resetS3 } from "../../shared/db/s3.ts";
 
 /** Bucket of the sandbox's uploads (fauxqs S3). */
 export const SANDBOX_UPLOADS_BUCKET = "conversa-uploads";
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+/** The sandbox's own defaults: a variable set in the environment wins over them, as in AWS. */
+export const SANDBOX_DEFAULTS: Readonly<Record<string, string>> = {
+  // Webhook receivers in local use live on 127.0.0.1.
+  WEBHOOK_ALLOW_PRIVATE_NETWORK: "true",
+  // Tests and benchmarks run sandboxes quietly; `npm start` logs one line per request.
+  LOG_LEVEL: "warn",
+  // EMF lines are for CloudWatch; locally they would be one stdout line per delivery.
+  METRICS_ENABLED: "false",
+};
 
 export interface SandboxOptions {
   /** HTTP port; 0 = a free one. */
@@ -31,8 +41,15 @@ export interface SandboxOptions {
   /** Table names (tests use unique ones). */
   readonly tableName?: string;
   readonly throttleTableName?: string;
-  /** Extra environment for the handlers (e.g. APP_ENV=production). */
+  /**
+   * Where the documented variables are read from (APP_ENV, THROTTLE_*, RATE_LIMIT_*, WEBHOOK_*...);
+   * they win over the sandbox's defaults. Default: process.env.
+   */
+  readonly environment?: Env;
+  /** Variables that win over everything, the sandbox's endpoints included (tests: APP_ENV=production). */
   readonly env?: Record<string, string>;
+  /** The clock requests are handled by (rate-limit windows); default the real one. */
+  readonly clock?: Clock;
   /** Where password-recovery mail is written as .eml files; default `<dataDir>/mail` (or a temp dir). */
   readonly mailDir?: string;
 }
@@ -46,6 +63,8 @@ export interface SandboxInfo extends SeedResult {
 
 export interface Sandbox {
   readonly info: SandboxInfo;
+  /** The configuration the sandbox installed (what its handlers read). */
+  readonly config: Config;
   readonly dynamoEndpoint: string;
   /** DynamoDB Local's process when the sandbox started it (benchmarks read its CPU time). */
   readonly dynamoPid: number | undefined;
@@ -65,7 +84,22 @@ function readPrevious(file: string): Partial<SeedResult> | undefined {
   }
 }
 
+/** The configuration variables set in `environment` (empty counts as unset; anything else there is not the service's). */
+function documented(environment: Env): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const k of CONFIG_KEYS) {
+    const v = environment[k];
+    if (v !== undefined && v !== "") out[k] = v;
+  }
+  return out;
+}
+
 export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
+  const fromEnvironment = documented(opts.environment ?? process.env);
+  const requested = { ...SANDBOX_DEFAULTS, ...fromEnvironment, ...opts.env };
+  // A bad variable stops the sandbox before anything starts, with one message naming each.
+  const settings = workerSettings(configFrom(requested));
+
   let dynamo: DynamoLocal | undefined;
   const dataDir = opts.dataDir ? resolve(opts.dataDir) : undefined;
   if (dataDir) mkdirSync(dataDir, { recursive: true });
@@ -83,23 +117,24 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
   const tempMailDir = !opts.mailDir && !dataDir;
   const mailDir = resolve(opts.mailDir ?? (dataDir ? join(dataDir, "mail") : mkdtempSync(join(tmpdir(), "conversa-mail-"))));
   mkdirSync(mailDir, { recursive: true });
-  Object.assign(process.env, {
-    ...localEnv(endpoint, tableName, throttleTableName),
+  const queues = createQueues(localAws.server, settings);
+  // The AWS SDK's credential chain reads these (in AWS the Lambda runtime sets them); the local engines accept any.
+  Object.assign(process.env, { AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId, AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey });
+  const installed = configure({
+    ...SANDBOX_DEFAULTS,
+    ...fromEnvironment,
+    // The sandbox's own stores: its local endpoints, tables, bucket, queues and mail directory.
+    AWS_REGION: "us-east-1",
+    DYNAMODB_ENDPOINT: endpoint,
+    TABLE_NAME: tableName,
+    THROTTLE_TABLE_NAME: throttleTableName,
     MAIL_DIR: mailDir,
-    // Webhook receivers in local use live on 127.0.0.1 (issue 3).
-    WEBHOOK_ALLOW_PRIVATE_NETWORK: "true",
-    // Tests and benchmarks run sandboxes quietly; `npm start` logs one line per request.
-    LOG_LEVEL: process.env["LOG_LEVEL"] ?? "warn",
-    // EMF lines are for CloudWatch; locally they would be one stdout line per delivery.
-    METRICS_ENABLED: process.env["METRICS_ENABLED"] ?? "false",
     S3_ENDPOINT: localAws.endpoint,
     UPLOADS_BUCKET: SANDBOX_UPLOADS_BUCKET,
+    ...queueEnv(localAws, queues),
     ...opts.env,
   });
-  resetConfig();
-  resetDb();
-  resetMailer();
-  resetS3();
+  setClock(opts.clock);
 
   let server: Server | undefined;
   let pipeline: Pipeline | undefined;
@@ -112,7 +147,7 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
     const stateFile = dataDir ? join(dataDir, "sandbox.json") : undefined;
     const seed = await seedDemo(stateFile ? readPrevious(stateFile) : undefined);
     await seedCatalog(seed.accountId);
-    pipeline = await startPipeline({ dynamoEndpoint: endpoint, tableName, aws: localAws });
+    pipeline = await startPipeline({ dynamoEndpoint: endpoint, tableName, aws: localAws, queues, drainMs: (installed.WEBHOOK_TIMEOUT + 5) * 1000 });
     const gw = await startGateway(opts.port);
     server = gw.server;
     // The fresh values last: sandbox.json of an earlier run holds the old ones.
@@ -123,6 +158,7 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
     const pipe = pipeline;
     return {
       info,
+      config: installed,
       dynamoEndpoint: endpoint,
       dynamoPid: dynamo?.pid,
       mailDir,
@@ -133,14 +169,14 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
           srv.close(() => res());
           srv.closeAllConnections();
         });
-        resetDb();
-        resetS3();
+        setClock(undefined);
         await localAws.stop();
         await dynamo?.stop();
         if (tempMailDir) rmSync(mailDir, { recursive: true, force: true });
       },
     };
   } catch (err) {
+    setClock(undefined);
     server?.close();
     await pipeline?.stop();
     await localAws.stop();

@@ -1,9 +1,12 @@
 /**
  * `npm start`: runs the whole system locally and prints how to call it.
- * PORT (default 3000) and SANDBOX_DATA_DIR (default .data) are the sandbox's own settings.
+ * PORT (default 3000) and SANDBOX_DATA_DIR (default .data) are the sandbox's own settings; every
+ * documented variable set in the environment (APP_ENV, THROTTLE_*, RATE_LIMIT_*, WEBHOOK_*...)
+ * wins over the sandbox's defaults, as it does in AWS.
  */
 import { JavaMissingError } from "./dynamo.ts";
 import { startSandbox } from "./sandbox.ts";
+import { throttleActive } from "../../shared/config.ts";
 
 // The AWS SDK warns that its Node 20 support ends in 2027; the deployed Lambdas run nodejs22.x.
 process.env["AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED"] ??= "true";
@@ -14,11 +17,12 @@ const dataDir = process.env["SANDBOX_DATA_DIR"] ?? ".data";
 
 try {
   const sandbox = await startSandbox({ port, dataDir });
-  const { info } = sandbox;
+  const { info, config } = sandbox;
   const out = [
     "",
     "Conversa sandbox is running.",
     "",
+    `  APP_ENV       ${config.APP_ENV}   (throttling ${throttleActive(config) ? `on, ${config.THROTTLE_LIMIT} requests a minute per IP` : "off"})`,
     `  API base      ${info.apiBase}`,
     `  Account id    ${info.accountId}`,
     `  Admin key     ${info.adminApiKey}   (${info.adminEmail})`,

@@ -1,35 +1,28 @@
 /**
- * One DynamoDB client per container (created once, reused by every invocation), endpoint from config.
+ * One DynamoDB client per container, endpoint from config (rebuilt when the
+ * configuration in force changes: the sandbox and the tests install their own).
  * The Document client marshals plain objects; numbers stay numbers.
  */
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
-import { config } from "../config.ts";
+import { config, perConfig } from "../config.ts";
 
-let doc: DynamoDBDocumentClient | undefined;
-
-export function db(): DynamoDBDocumentClient {
-  if (doc) return doc;
-  const c = config();
-  const client = new DynamoDBClient({
-    region: c.AWS_REGION,
-    ...(c.DYNAMODB_ENDPOINT ? { endpoint: c.DYNAMODB_ENDPOINT } : {}),
-    maxAttempts: 3,
-  });
-  doc = DynamoDBDocumentClient.from(client, {
-    marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false },
-  });
-  return doc;
-}
+export const db: () => DynamoDBDocumentClient = perConfig(
+  (c) => {
+    const client = new DynamoDBClient({
+      region: c.AWS_REGION,
+      ...(c.DYNAMODB_ENDPOINT ? { endpoint: c.DYNAMODB_ENDPOINT } : {}),
+      maxAttempts: 3,
+    });
+    return DynamoDBDocumentClient.from(client, {
+      marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false },
+    });
+  },
+  (old) => old.destroy(),
+);
 
 export const mainTableName = (): string => config().TABLE_NAME;
 export const throttleTableName = (): string => config().THROTTLE_TABLE_NAME;
-
-/** Tests and the sandbox switch endpoints/tables, then call this. */
-export function resetDb(): void {
-  doc?.destroy();
-  doc = undefined;
-}
 
 /** True when a TransactWriteItems failed on a condition (e.g. a uniqueness marker). */
 export function cancelledOnCondition(err: unknown): boolean {

@@ -12,7 +12,7 @@
  */
 import { escapeUri } from "@smithy/core/protocols";
 import { HttpRequest } from "@smithy/core/transport";
-import { config } from "../config.ts";
+import { perConfig } from "../config.ts";
 import { sendSigned, signedClient, type Credentials, type SignedClient } from "../aws/signed-http.ts";
 import type { BlobStore } from "../domain/uploads.ts";
 
@@ -27,23 +27,15 @@ export interface S3Client extends SignedClient {
   readonly target: S3Target;
 }
 
-let client: S3Client | undefined;
-
 export function s3Client(target: S3Target, credentials?: Credentials): S3Client {
   return { target, ...signedClient("s3", target.region, credentials) };
 }
 
-function s3(): S3Client {
-  if (client) return client;
-  const c = config();
-  client = s3Client({ region: c.AWS_REGION, bucket: c.UPLOADS_BUCKET, ...(c.S3_ENDPOINT ? { endpoint: c.S3_ENDPOINT } : {}) });
-  return client;
-}
-
-export function resetS3(): void {
-  client?.http.destroy();
-  client = undefined;
-}
+/** The uploads bucket's client, from config (rebuilt when the configuration in force changes). */
+const s3 = perConfig(
+  (c) => s3Client({ region: c.AWS_REGION, bucket: c.UPLOADS_BUCKET, ...(c.S3_ENDPOINT ? { endpoint: c.S3_ENDPOINT } : {}) }),
+  (old) => old.http.destroy(),
+);
 
 /** S3's object-key escaping: every path segment URI-escaped (RFC 3986), the slashes kept. */
 const keyPath = (objectKey: string) => objectKey.split("/").map(escapeUri).join("/");

@@ -17,9 +17,9 @@ import { emitMetric } from "../observability/metrics.ts";
 import { throttleByClient, throttleByIdentity } from "./throttle.ts";
 import { corsHeaders } from "./cors.ts";
 import { config } from "../config.ts";
+import { now } from "../clock.ts";
 import type { ReplySpec } from "./schemas/common.ts";
 import {
-  requestNow,
   stateOf,
   type AccountContext,
   type ApiLambdaContext,
@@ -79,7 +79,7 @@ const lifecycle = (route: Route): Stage => ({
       route,
       requestId: ev.requestContext?.requestId || randomUUID(),
       sourceIp: ev.requestContext?.http?.sourceIp ?? "0.0.0.0",
-      now: requestNow(),
+      now: now(),
       headers: lowerHeaders(ev.headers),
       replyHeaders: {},
     };
@@ -88,7 +88,7 @@ const lifecycle = (route: Route): Stage => ({
     accessLog(stateOf(request), request.response?.statusCode ?? 200);
   },
   onError: (request) => {
-    const api = request.context.requestState ?? { route, requestId: randomUUID(), replyHeaders: {}, now: requestNow() };
+    const api = request.context.requestState ?? { route, requestId: randomUUID(), replyHeaders: {}, now: now() };
     request.response = renderError(request.error, api);
     accessLog(api, request.response.statusCode ?? 500);
   },
@@ -96,7 +96,7 @@ const lifecycle = (route: Route): Stage => ({
 
 /** One line per request: who, what, outcome, time (never a key, a body or personal data). */
 function accessLog(api: Pick<RequestState, "route" | "requestId" | "now"> & Partial<RequestState>, status: number): void {
-  const durationMs = requestNow().getTime() - api.now.getTime();
+  const durationMs = now().getTime() - api.now.getTime();
   log.info("request", {
     requestId: api.requestId,
     route: api.route.id,

@@ -95,16 +95,3 @@ export type ContextOf<Id extends RouteId, B, Q> =
     : RouteRow<Id> extends { readonly role: string }
       ? AccountContext<B, Q>
       : KeyContext<B, Q>;
-
-/**
- * The clock every request reads `now` from. Tests pin it (setClock) so that rate-limit windows
- * are exact; the functions never set it.
- */
-let clock: () => Date = () => new Date();
-
-export const requestNow = (): Date => clock();
-
-/** Pins the request clock (tests); called without an argument, restores the real one. */
-export function setClock(next?: () => Date): void {
-  clock = next ?? (() => new Date());
-}

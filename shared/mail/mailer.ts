@@ -4,24 +4,21 @@
  * Failures are logged here (no recipient, no body) and rethrown to the use case.
  */
 import { signedClient } from "../aws/signed-http.ts";
-import { config } from "../config.ts";
+import { perConfig, type Config } from "../config.ts";
 import type { Mailer } from "../domain/mail.ts";
 import { log } from "../observability/log.ts";
 import { fileMailer } from "./file-mailer.ts";
 import { sesMailer } from "./ses-mailer.ts";
 
-let current: Mailer | undefined;
-
-function build(): Mailer {
-  const c = config();
+/** Rebuilt when the configuration in force changes (the sandbox and the tests install their own). */
+const current = perConfig((c: Config): Mailer => {
   if (c.MAIL_DIR) return fileMailer(c.MAIL_DIR, c.MAIL_FROM);
   const target = { region: c.AWS_REGION, ...(c.SES_ENDPOINT ? { endpoint: c.SES_ENDPOINT } : {}) };
   return sesMailer(signedClient("ses", c.AWS_REGION), target, c.MAIL_FROM);
-}
+});
 
 export function mailer(): Mailer {
-  current ??= build();
-  const inner = current;
+  const inner = current();
   return {
     async send(message) {
       try {
@@ -33,9 +30,4 @@ export function mailer(): Mailer {
       }
     },
   };
-}
-
-/** Tests and the sandbox change MAIL_DIR / SES_ENDPOINT, then call this. */
-export function resetMailer(): void {
-  current = undefined;
 }

@@ -1,22 +1,12 @@
-/** One SQS client per container (created once, reused by every invocation), endpoint from config; the deliveries queue adapter. */
+/** One SQS client per container, endpoint from config (rebuilt when it changes); the deliveries queue adapter. */
 import { SendMessageBatchCommand, SQSClient } from "@aws-sdk/client-sqs";
-import { config } from "../config.ts";
+import { config, perConfig } from "../config.ts";
 import type { DeliveryMessage, DeliveryQueue } from "../domain/deliveries.ts";
 
-let client: SQSClient | undefined;
-
-export function sqs(): SQSClient {
-  if (client) return client;
-  const c = config();
-  client = new SQSClient({ region: c.AWS_REGION, ...(c.SQS_ENDPOINT ? { endpoint: c.SQS_ENDPOINT } : {}), maxAttempts: 3 });
-  return client;
-}
-
-/** Tests and the sandbox switch endpoints, then call this. */
-export function resetSqs(): void {
-  client?.destroy();
-  client = undefined;
-}
+export const sqs: () => SQSClient = perConfig(
+  (c) => new SQSClient({ region: c.AWS_REGION, ...(c.SQS_ENDPOINT ? { endpoint: c.SQS_ENDPOINT } : {}), maxAttempts: 3 }),
+  (old) => old.destroy(),
+);
 
 /** SendMessageBatch in chunks of 10; any entry that failed fails the call (the caller retries). */
 export async function sendJsonBatch(queueUrl: string, bodies: readonly unknown[]): Promise<void> {

@@ -11,18 +11,20 @@ import { freePort } from "../../infra/local/dynamo.ts";
 
 const root = resolve(import.meta.dirname, "../..");
 const dataDir = mkdtempSync(join(tmpdir(), "conversa-start-"));
+const prodDataDir = mkdtempSync(join(tmpdir(), "conversa-start-prod-"));
 const children: ChildProcess[] = [];
 
 afterAll(() => {
   for (const c of children) if (c.pid && groupAlive(c.pid)) process.kill(-c.pid, "SIGKILL");
   rmSync(dataDir, { recursive: true, force: true });
+  rmSync(prodDataDir, { recursive: true, force: true });
 });
 
-async function start(port: number): Promise<{ child: ChildProcess; output: () => string }> {
+async function start(port: number, env: Record<string, string> = {}, dir = dataDir): Promise<{ child: ChildProcess; output: () => string }> {
   // detached = its own process group, like a terminal's foreground job (Ctrl-C signals the group).
   const child = spawn("npm", ["start", "--silent"], {
     cwd: root,
-    env: { ...process.env, PORT: String(port), SANDBOX_DATA_DIR: dataDir },
+    env: { ...process.env, PORT: String(port), SANDBOX_DATA_DIR: dir, ...env },
     stdio: ["ignore", "pipe", "pipe"],
     detached: true,
   });
@@ -80,4 +82,32 @@ describe("npm start", () => {
     expect(res2.status).toBe(200);
     expect(await stop(second.child)).toBe(true);
   }, 240_000);
+
+  it("honours the environment: APP_ENV=production THROTTLE_LIMIT=5 throttles the 6th request of a minute", async () => {
+    const LIMIT = 5;
+    const port = await freePort();
+    // A generous table timeout: on a loaded machine a slow count must not fail open.
+    const sandbox = await start(port, { APP_ENV: "production", THROTTLE_LIMIT: String(LIMIT), THROTTLE_TIMEOUT_MS: "15000" }, prodDataDir);
+    expect(sandbox.output()).toMatch(/APP_ENV\s+production\s+\(throttling on, 5 requests a minute per IP\)/);
+    const info = JSON.parse(readFileSync(join(prodDataDir, "sandbox.json"), "utf8")) as { accountId: number; agentApiKey: string };
+    const url = `http://127.0.0.1:${port}/api/v1/accounts/${info.accountId}`;
+
+    // Until the first 429: the fixed window may reset once during the run, never more.
+    const t0 = Date.now();
+    const replies: Response[] = [];
+    while (replies.length <= 2 * LIMIT && replies.at(-1)?.status !== 429) {
+      replies.push(await fetch(url, { headers: { api_access_token: info.agentApiKey }, signal: AbortSignal.timeout(20_000) }));
+    }
+    const windows = Math.floor(Date.now() / 60_000) - Math.floor(t0 / 60_000) + 1;
+
+    const limited = replies.at(-1)!;
+    expect(limited.status).toBe(429);
+    expect(Number(limited.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
+    expect(Number(limited.headers.get("retry-after"))).toBeLessThanOrEqual(60);
+    const passed = replies.slice(0, -1).map((r) => r.status);
+    expect(passed).toEqual(Array(passed.length).fill(200));
+    expect(passed.length).toBeGreaterThanOrEqual(LIMIT);
+    expect(passed.length).toBeLessThanOrEqual(LIMIT * windows);
+    expect(await stop(sandbox.child)).toBe(true);
+  }, 180_000);
 });

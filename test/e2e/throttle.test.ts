@@ -1,12 +1,23 @@
 /**
  * Rate limiting over real HTTP: the sandbox started in-process with APP_ENV=production and a small
  * THROTTLE_LIMIT (the client IP is the socket's, 127.0.0.1), then the same run in development.
+ * The sandbox's clock is the real one shifted to one second into a minute, so a run never straddles
+ * a window boundary whatever the wall clock says.
  */
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { startSandbox, type Sandbox } from "../../infra/local/sandbox.ts";
 
 const LIMIT = 4;
 const RUN = [1, 2, 3, 4, 5, 6, 7] as const;
+
+/** Milliseconds the sandbox's clock is shifted by. */
+let shift = 0;
+const clock = () => Date.now() + shift;
+
+/** From now on the clock reads one second past the start of a minute, and runs on from there. */
+function atWindowStart(): void {
+  shift = 1000 - (Date.now() % 60_000);
+}
 
 async function sandboxWith(env: Record<string, string>): Promise<Sandbox> {
   const suffix = Math.random().toString(36).slice(2, 8);
@@ -16,6 +27,7 @@ async function sandboxWith(env: Record<string, string>): Promise<Sandbox> {
     tableName: `e2e-thr-main-${suffix}`,
     throttleTableName: `e2e-thr-throttle-${suffix}`,
     env,
+    clock,
   });
 }
 
@@ -23,12 +35,6 @@ function caller(sandbox: Sandbox) {
   const base = sandbox.info.apiBase.replace("localhost", "127.0.0.1");
   return (path: string, key?: string) =>
     fetch(`${base}${path}`, { headers: key ? { api_access_token: key } : {}, signal: AbortSignal.timeout(10_000) });
-}
-
-/** Keeps a run of requests inside one aligned minute. */
-async function awayFromMinuteBoundary(): Promise<void> {
-  const s = (Date.now() / 1000) % 60;
-  if (s > 56) await new Promise((r) => setTimeout(r, (60.2 - s) * 1000));
 }
 
 describe("APP_ENV=production", () => {
@@ -43,11 +49,11 @@ describe("APP_ENV=production", () => {
   it(`the ${LIMIT + 1}th request of a minute from one IP gets the 429 with Retry-After, RateLimit-Policy and RateLimit`, async () => {
     const call = caller(sandbox);
     const { accountId, agentApiKey } = sandbox.info;
-    await awayFromMinuteBoundary();
-    const t0 = Date.now();
+    atWindowStart();
+    const t0 = clock();
     const replies = [];
     for (const _ of RUN) replies.push(await call(`/api/v1/accounts/${accountId}`, agentApiKey));
-    const t1 = Date.now();
+    const t1 = clock();
     expect(replies.map((r) => r.status)).toEqual([200, 200, 200, 200, 429, 429, 429]);
     const limited = replies[LIMIT]!;
     const retryAfter = Number(limited.headers.get("retry-after"));

@@ -9,6 +9,8 @@ import { buildFunctions } from "../../infra/build.ts";
 import { buildApp } from "../../infra/stack.ts";
 import { EVENT_NAMES } from "../../shared/events/catalog.ts";
 import { PIPE_FILTER_PATTERN, PIPE_INPUT_TEMPLATE } from "../../shared/events/envelope.ts";
+import { parseSchedule } from "../../shared/delivery/schedule.ts";
+import { workers, type WorkerSettings } from "../../shared/workers.ts";
 
 type Res = { Type: string; Properties: Record<string, any> };
 let assetsDir = "";
@@ -117,6 +119,31 @@ describe("queues and workers", () => {
     };
     check(t, 8, 5);
     check(custom, 3, 9);
+  });
+
+  it.each([
+    ["default context", () => t, { retrySchedule: parseSchedule(undefined), webhookTimeoutSeconds: 5 }],
+    ["WEBHOOK_RETRY_SCHEDULE=1,2 WEBHOOK_TIMEOUT=9", () => custom, { retrySchedule: [1, 2], webhookTimeoutSeconds: 9 }],
+  ] as const)("makes exactly the worker table's mappings, queues and DLQs (%s)", (_name, tpl, settings: WorkerSettings) => {
+    const template = tpl();
+    const mappings = Object.values(ofType(template, "AWS::Lambda::EventSourceMapping"));
+    expect(mappings).toHaveLength(workers.length);
+    const queues = ofType(template, "AWS::SQS::Queue");
+    expect(Object.keys(queues)).toHaveLength(workers.length * 2);
+    for (const w of workers) {
+      const id = fnId(template, w.fn);
+      const m = mappings.find((x) => idOf(x.Properties.FunctionName) === id)!.Properties;
+      expect(m, w.fn).toMatchObject({ BatchSize: w.batchSize, FunctionResponseTypes: ["ReportBatchItemFailures"] });
+      const q = queues[idOf(m.EventSourceArn)]!.Properties;
+      expect(q.VisibilityTimeout, w.fn).toBe(w.visibilityTimeoutSeconds(settings));
+      expect(q.RedrivePolicy.maxReceiveCount, w.fn).toBe(w.maxReceiveCount(settings));
+      expect(q.MessageRetentionPeriod, w.fn).toBe("retentionSeconds" in w ? w.retentionSeconds(settings) : undefined);
+      const dlq = queues[idOf(q.RedrivePolicy.deadLetterTargetArn)]!.Properties;
+      expect(dlq.MessageRetentionPeriod, w.fn).toBe(w.dlqRetentionSeconds);
+      const fn = ofType(template, "AWS::Lambda::Function")[id]!.Properties;
+      if ("timeoutSeconds" in w) expect(fn.Timeout, w.fn).toBe(w.timeoutSeconds(settings));
+      expect(q.VisibilityTimeout, w.fn).toBeGreaterThanOrEqual(fn.Timeout);
+    }
   });
 
   it("gives the queue URL to the workers and resend, and send rights only to fan-out and resend", () => {

@@ -12,7 +12,6 @@ import { resetConfig } from "../../shared/config.ts";
 import { envelopeFor } from "../../shared/events/envelope.ts";
 import { outboxItem } from "../../shared/events/outbox.ts";
 import { inboxPayload } from "../../shared/domain/inboxes.ts";
-import { resetSqs } from "../../shared/queue/sqs.ts";
 import { LOCAL_CREDENTIALS } from "../../infra/local/dynamo.ts";
 import { handler as fanout } from "../../functions/webhooks-fanout.ts";
 import { handler as deliver } from "../../functions/webhooks-deliver.ts";
@@ -39,7 +38,6 @@ beforeAll(async () => {
     METRICS_NAMESPACE: NAMESPACE,
   });
   resetConfig();
-  resetSqs();
   sqs = new SQSClient({ endpoint: fauxqs.address, region: "us-east-1", credentials: LOCAL_CREDENTIALS });
   rx = await startReceiver((_n, req) => ({ status: req.body.includes('"name":"fails"') ? 500 : 200 }));
   a = await makeAccount("Metrics");
@@ -48,7 +46,6 @@ beforeAll(async () => {
 afterAll(async () => {
   vi.useRealTimers();
   sqs?.destroy();
-  resetSqs();
   await rx?.close();
   await fauxqs?.stop();
 });

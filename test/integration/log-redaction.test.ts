@@ -8,7 +8,6 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { resetConfig } from "../../shared/config.ts";
-import { resetDb } from "../../shared/db/client.ts";
 import { redact } from "../../shared/observability/log.ts";
 import { invoke } from "../support/api.ts";
 import { customer, makeCatalog, subscribeBody } from "../support/checkout.ts";
@@ -20,7 +19,6 @@ const secrets = new Set<string>();
 function setEnv(env: Record<string, string>): void {
   Object.assign(process.env, env);
   resetConfig();
-  resetDb();
 }
 
 beforeAll(() => {

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { resetConfig } from "../../shared/config.ts";
 import { fileMailer, toEml } from "../../shared/mail/file-mailer.ts";
-import { mailer, resetMailer } from "../../shared/mail/mailer.ts";
+import { mailer } from "../../shared/mail/mailer.ts";
 
 const message = { to: "ana@example.com", subject: "Reset password instructions", text: "Hello\r\n\r\nhttps://app.test/x?reset_password_token=abc\r\n" };
 
@@ -68,14 +68,12 @@ describe("SES v2 mailer", () => {
     process.env["SES_ENDPOINT"] = `http://127.0.0.1:${typeof addr === "object" && addr ? addr.port : 0}`;
     process.env["MAIL_FROM"] = "accounts@conversa.test";
     resetConfig();
-    resetMailer();
   });
 
   afterAll(async () => {
     delete process.env["SES_ENDPOINT"];
     delete process.env["MAIL_FROM"];
     resetConfig();
-    resetMailer();
     await new Promise<void>((res) => server.close(() => res()));
   });
 

@@ -14,7 +14,6 @@ import { keys } from "../../shared/db/keys.ts";
 import { RESET_TOKEN_TTL_SECONDS, resetPassword } from "../../shared/domain/password-reset.ts";
 import { hashingStats } from "../../shared/domain/passwords.ts";
 import { sha256Hex } from "../../shared/domain/secrets.ts";
-import { resetMailer } from "../../shared/mail/mailer.ts";
 import { invoke } from "../support/api.ts";
 import { makeUser, type UserFixture } from "../support/users.ts";
 
@@ -27,7 +26,6 @@ beforeAll(async () => {
   // The reply floor is unit-tested (test/unit/password-pacing.test.ts); here it would only slow the file.
   process.env["PASSWORD_RESET_MIN_REPLY_MS"] = "0";
   resetConfig();
-  resetMailer();
 });
 
 afterAll(async () => {
@@ -188,7 +186,6 @@ describe("when the mail cannot be sent", () => {
     await writeFile(blocker, "");
     process.env["MAIL_DIR"] = join(blocker, "mail");
     resetConfig();
-    resetMailer();
     try {
       const known = await invoke("auth.password_request", { body: { email: u.email } });
       const unknown = await invoke("auth.password_request", { body: { email: "nobody-else@example.com" } });
@@ -198,7 +195,6 @@ describe("when the mail cannot be sent", () => {
     } finally {
       process.env["MAIL_DIR"] = mailDir;
       resetConfig();
-      resetMailer();
     }
   });
 });

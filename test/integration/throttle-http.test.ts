@@ -11,7 +11,8 @@ import { config, resetConfig } from "../../shared/config.ts";
 import { throttleKeys } from "../../shared/db/keys.ts";
 import { throttleClient } from "../../shared/db/throttle-store.ts";
 import { ServiceUnavailable } from "../../shared/domain/errors.ts";
-import { setClock, type ApiRequest, type RequestState } from "../../shared/http/context.ts";
+import { setClock } from "../../shared/clock.ts";
+import type { ApiRequest, RequestState } from "../../shared/http/context.ts";
 import { throttleByClient, throttleByIdentity } from "../../shared/http/throttle.ts";
 import { sha256Hex } from "../../shared/domain/secrets.ts";
 import type { Route } from "../../shared/routes.ts";
@@ -39,9 +40,9 @@ afterEach(() => setEnv({}));
 let pinnedMs = 0;
 beforeEach(() => {
   pinnedMs = Math.floor(Date.now() / 60_000) * 60_000 + 20_000;
-  setClock(() => new Date(pinnedMs));
+  setClock(() => pinnedMs);
 });
-afterEach(() => setClock());
+afterEach(() => setClock(undefined));
 
 let acc: AccountFixture;
 beforeAll(async () => {

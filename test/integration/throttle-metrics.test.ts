@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { resetConfig } from "../../shared/config.ts";
-import { setClock } from "../../shared/http/context.ts";
+import { setClock } from "../../shared/clock.ts";
 import { invoke } from "../support/api.ts";
 import { makeAccount, type AccountFixture } from "../support/fixtures.ts";
 
@@ -19,7 +19,7 @@ beforeAll(async () => {
   resetConfig();
   // One pinned instant, mid-minute: the four requests share the global rule's fixed window.
   const pinned = new Date(Math.floor(Date.now() / 60_000) * 60_000 + 30_000);
-  setClock(() => pinned);
+  setClock(() => pinned.getTime());
 });
 
 afterAll(() => {
@@ -28,7 +28,7 @@ afterAll(() => {
     else process.env[k] = v;
   }
   resetConfig();
-  setClock();
+  setClock(undefined);
 });
 
 describe("Throttled metric", () => {

@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startLocalAws, type LocalAws } from "../../infra/local/fauxqs.ts";
 import { resetConfig } from "../../shared/config.ts";
-import { resetS3 } from "../../shared/db/s3.ts";
 import { invoke } from "../support/api.ts";
 import { makeAccount, type AccountFixture } from "../support/fixtures.ts";
 
@@ -13,13 +12,11 @@ beforeAll(async () => {
   aws = await startLocalAws({ buckets: ["test-uploads"] });
   Object.assign(process.env, { S3_ENDPOINT: aws.endpoint, UPLOADS_BUCKET: "test-uploads", UPLOAD_URL_TTL_SECONDS: "120" });
   resetConfig();
-  resetS3();
   a = await makeAccount("Upload A");
   b = await makeAccount("Upload B");
 });
 
 afterAll(async () => {
-  resetS3();
   await aws?.stop();
 });
 

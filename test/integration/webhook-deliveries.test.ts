@@ -14,7 +14,6 @@ import { inboxesRepo } from "../../shared/db/inboxes-repo.ts";
 import { envelopeFor } from "../../shared/events/envelope.ts";
 import { outboxItem } from "../../shared/events/outbox.ts";
 import { inboxPayload } from "../../shared/domain/inboxes.ts";
-import { resetSqs } from "../../shared/queue/sqs.ts";
 import { LOCAL_CREDENTIALS } from "../../infra/local/dynamo.ts";
 import { handler as fanout } from "../../functions/webhooks-fanout.ts";
 import { handler as deliver } from "../../functions/webhooks-deliver.ts";
@@ -34,7 +33,6 @@ beforeAll(async () => {
   queueUrl = fauxqs.createQueue("deliveries").queueUrl;
   Object.assign(process.env, { SQS_ENDPOINT: fauxqs.address, DELIVERY_QUEUE_URL: queueUrl, WEBHOOK_ALLOW_PRIVATE_NETWORK: "true", WEBHOOK_RETRY_SCHEDULE: "2,3", WEBHOOK_TIMEOUT: "1" });
   resetConfig();
-  resetSqs();
   sqs = new SQSClient({ endpoint: fauxqs.address, region: "us-east-1", credentials: LOCAL_CREDENTIALS });
   rx = await startReceiver();
   a = await makeAccount("Deliveries");
@@ -43,7 +41,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   sqs?.destroy();
-  resetSqs();
   await rx?.close();
   await fauxqs?.stop();
 });

@@ -5,7 +5,6 @@
 import { randomBytes } from "node:crypto";
 import { inject } from "vitest";
 import { resetConfig } from "../../shared/config.ts";
-import { resetDb } from "../../shared/db/client.ts";
 import { mainTable, throttleTable } from "../../shared/db/table.ts";
 import { ensureTable, localClient, localEnv } from "../../infra/local/dynamo.ts";
 
@@ -14,7 +13,6 @@ const suffix = randomBytes(4).toString("hex");
 
 Object.assign(process.env, { ...localEnv(endpoint, `main-${suffix}`, `throttle-${suffix}`), LOG_LEVEL: "warn" });
 resetConfig();
-resetDb();
 
 // TTL off: DynamoDB Local's sweeper deletes an expired item within seconds, and tests write
 // items dated by injected clocks (a limiter window of 2026-01-01, an outbox event of a report

@@ -1,9 +1,8 @@
 /** Builds API Gateway v2 events for a route of the table and invokes its real handler module. */
 import { randomUUID } from "node:crypto";
-import { pathToFileURL } from "node:url";
-import { resolve } from "node:path";
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from "aws-lambda";
 import { routeById, type Route, type RouteId } from "../../shared/routes.ts";
+import { loadHandler } from "../../infra/local/handlers.ts";
 
 type Handler = (e: APIGatewayProxyEventV2, c: Context) => Promise<APIGatewayProxyStructuredResultV2>;
 
@@ -24,15 +23,8 @@ export interface Response {
   readonly json: any;
 }
 
-const handlers = new Map<string, Promise<Handler>>();
 export function handlerOf(route: Route): Promise<Handler> {
-  let h = handlers.get(route.fn);
-  if (!h) {
-    const url = pathToFileURL(resolve(import.meta.dirname, "../../functions", `${route.fn}.ts`)).href;
-    h = import(url).then((m: { handler: Handler }) => m.handler);
-    handlers.set(route.fn, h);
-  }
-  return h;
+  return loadHandler<Handler>(route.fn);
 }
 
 export function eventFor(route: Route, call: Call = {}): APIGatewayProxyEventV2 {

@@ -1,0 +1,143 @@
+/**
+ * The sandbox's Pipe: a poller on the main table's DynamoDB stream that applies the Pipe's filter,
+ * builds the envelope Pipe + bus make (shared/events/envelope.ts, the same definitions the CDK
+ * stack uses), applies the bus rule and puts what matches on the events queue. Reads from LATEST,
+ * as the Pipe does; shards that open later are read from their start.
+ */
+import { randomUUID } from "node:crypto";
+import { DescribeTableCommand } from "@aws-sdk/client-dynamodb";
+import {
+  DescribeStreamCommand,
+  DynamoDBStreamsClient,
+  GetRecordsCommand,
+  GetShardIteratorCommand,
+  type _Record as StreamRecord,
+} from "@aws-sdk/client-dynamodb-streams";
+import { SendMessageBatchCommand, type SQSClient } from "@aws-sdk/client-sqs";
+import { envelopeFor, matchesPattern, RULE_PATTERN } from "../../shared/events/envelope.ts";
+import { localClient, LOCAL_CREDENTIALS } from "./dynamo.ts";
+import type { Poller } from "./queue-poller.ts";
+
+export interface StreamPollerOptions {
+  readonly dynamoEndpoint: string;
+  readonly tableName: string;
+  readonly sqs: SQSClient;
+  /** The events queue (the bus rule's target). */
+  readonly queueUrl: string;
+  readonly region: string;
+  /** Account id in the envelopes. */
+  readonly account: string;
+  /** Poll interval (ms). */
+  readonly pollMs: number;
+}
+
+interface ShardState {
+  readonly iterator?: string;
+  readonly lastSeq?: string;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export async function startStreamPoller(opts: StreamPollerOptions): Promise<Poller> {
+  const { sqs, region } = opts;
+  const ddb = localClient(opts.dynamoEndpoint);
+  const streams = new DynamoDBStreamsClient({ endpoint: opts.dynamoEndpoint, region, credentials: LOCAL_CREDENTIALS });
+  const streamArn = (await ddb.send(new DescribeTableCommand({ TableName: opts.tableName }))).Table?.LatestStreamArn;
+  ddb.destroy();
+  if (!streamArn) {
+    streams.destroy();
+    throw new Error(`table ${opts.tableName} has no stream`);
+  }
+  const shards = new Map<string, ShardState>();
+  let stopped = false;
+
+  const state = (iterator: string | undefined, lastSeq: string | undefined): ShardState => ({
+    ...(iterator ? { iterator } : {}),
+    ...(lastSeq ? { lastSeq } : {}),
+  });
+
+  async function discover(initial: boolean): Promise<void> {
+    let start: string | undefined;
+    do {
+      const d = await streams.send(new DescribeStreamCommand({ StreamArn: streamArn, ExclusiveStartShardId: start }));
+      for (const shard of d.StreamDescription?.Shards ?? []) {
+        const id = shard.ShardId!;
+        if (shards.has(id)) continue;
+        // Closed before we started: known, never read (reading it from TRIM_HORIZON would replay history).
+        if (initial && shard.SequenceNumberRange?.EndingSequenceNumber) {
+          shards.set(id, {});
+          continue;
+        }
+        const it = await streams.send(
+          new GetShardIteratorCommand({ StreamArn: streamArn, ShardId: id, ShardIteratorType: initial ? "LATEST" : "TRIM_HORIZON" }),
+        );
+        shards.set(id, state(it.ShardIterator, undefined));
+      }
+      start = d.StreamDescription?.LastEvaluatedShardId;
+    } while (start);
+  }
+
+  async function reacquire(shardId: string, lastSeq: string | undefined): Promise<void> {
+    const it = await streams.send(
+      new GetShardIteratorCommand({
+        StreamArn: streamArn,
+        ShardId: shardId,
+        ...(lastSeq ? { ShardIteratorType: "AFTER_SEQUENCE_NUMBER", SequenceNumber: lastSeq } : { ShardIteratorType: "LATEST" }),
+      }),
+    );
+    shards.set(shardId, state(it.ShardIterator, lastSeq));
+  }
+
+  /** Pipe filter + envelope + bus rule: the queue bodies a batch of stream records gives. */
+  function toQueueBodies(records: readonly StreamRecord[]): string[] {
+    const out: string[] = [];
+    for (const r of records) {
+      const env = envelopeFor(JSON.parse(JSON.stringify(r)), { id: randomUUID(), account: opts.account, region, time: new Date() });
+      if (env && matchesPattern(RULE_PATTERN, env)) out.push(JSON.stringify(env));
+    }
+    return out;
+  }
+
+  async function readShard(shardId: string, shard: ShardState): Promise<void> {
+    if (!shard.iterator) return;
+    try {
+      const got = await streams.send(new GetRecordsCommand({ ShardIterator: shard.iterator, Limit: 1000 }));
+      const records = got.Records ?? [];
+      const bodies = toQueueBodies(records);
+      for (let i = 0; i < bodies.length; i += 10) {
+        await sqs.send(
+          new SendMessageBatchCommand({ QueueUrl: opts.queueUrl, Entries: bodies.slice(i, i + 10).map((b, j) => ({ Id: String(j), MessageBody: b })) }),
+        );
+      }
+      shards.set(shardId, state(got.NextShardIterator, records.at(-1)?.dynamodb?.SequenceNumber ?? shard.lastSeq));
+    } catch (err) {
+      if (stopped) return;
+      if ((err as { name?: string }).name === "ExpiredIteratorException") await reacquire(shardId, shard.lastSeq);
+      else throw err;
+    }
+  }
+
+  await discover(true);
+  const loop = (async () => {
+    let tick = 0;
+    while (!stopped) {
+      try {
+        if (++tick % 20 === 0) await discover(false);
+        await Promise.all([...shards].map(([id, shard]) => readShard(id, shard)));
+      } catch (err) {
+        if (stopped) return;
+        console.error(JSON.stringify({ level: "error", message: "sandbox stream poller", error: String(err) }));
+      }
+      await sleep(opts.pollMs);
+    }
+  })();
+
+  return {
+    running: new Set(),
+    async stop() {
+      stopped = true;
+      await loop;
+      streams.destroy();
+    },
+  };
+}
