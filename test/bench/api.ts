@@ -176,7 +176,7 @@ async function load(name: string, opts: autocannon.Options): Promise<Omit<Row, "
 
 async function run(sandbox: Sandbox): Promise<void> {
   const { info, dynamoEndpoint } = sandbox;
-  const table = process.env["TABLE_NAME"]!;
+  const table = info.tableName;
   const doc = DynamoDBDocumentClient.from(localClient(dynamoEndpoint));
   console.log(`seeding ${CONTACTS} contacts...`);
   const seeded = await seedContacts(doc, table, info.accountId);

@@ -16,7 +16,7 @@ import { RateLimiterDynamo, RateLimiterRes } from "rate-limiter-flexible";
 import { loopbackApiBase, withDynamoLocal, withSandbox } from "./lib/sandbox.ts";
 import { ensureTable, LOCAL_CREDENTIALS } from "../../infra/local/dynamo.ts";
 import type { Sandbox } from "../../infra/local/sandbox.ts";
-import { resetConfig } from "../../shared/config.ts";
+import { setConfig } from "../../shared/config.ts";
 import { throttleTable } from "../../shared/db/table.ts";
 import { dynamoCounterStore } from "../../shared/db/throttle-store.ts";
 import { Limiter } from "../../shared/ratelimit/limiter.ts";
@@ -138,8 +138,7 @@ async function pairedLatency(sandbox: Sandbox, endpoint: string, n: number) {
       );
     const get = () => raw.send(new GetItemCommand({ TableName: "bench-throttle", Key: { pk: { S: "round-trip" } } }));
     const setThrottle = (on: boolean) => {
-      process.env["ENABLE_THROTTLE"] = on ? "true" : "false";
-      resetConfig();
+      setConfig({ ENABLE_THROTTLE: on ? "true" : "false" });
     };
     const on: number[] = [];
     const off: number[] = [];
