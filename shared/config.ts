@@ -149,7 +149,7 @@ export function throttleActive(c: Config = config()): boolean {
   return c.APP_ENV === "production" && c.ENABLE_THROTTLE;
 }
 
-/** The configuration an environment gives, without caching (`{}`: the documented defaults; infra/openapi.ts). */
+/** The configuration an environment gives, without caching (`{}`: the documented defaults; tools/openapi.ts). */
 export function configFrom(env: Readonly<Record<string, string | undefined>>): Config {
   return schema.parse({ ...env });
 }
