@@ -1,6 +1,6 @@
 /**
- * Alarms, their SNS topic and a CloudWatch dashboard (issue 8; README "Operate" says what each
- * alarm means and what to do):
+ * Alarms, their SNS topic and a CloudWatch dashboard (README "Operate" says what each alarm
+ * means and what to do):
  *
  * - EventsDlqNotEmpty / DeliveriesDlqNotEmpty: a message reached a dead-letter queue;
  * - DeliveriesFailing: deliveries given up (DeliveryFailed, EMF from the delivery worker) above

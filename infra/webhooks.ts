@@ -1,5 +1,5 @@
 /**
- * The webhook event pipeline (DESIGN.md, Shape):
+ * The webhook event pipeline:
  *
  *   main table stream --Pipe (filter: outbox inserts)--> custom bus --rule (12 events)-->
  *   events queue (+DLQ) --> fan-out Lambda --> deliveries queue (+DLQ) --> delivery Lambda

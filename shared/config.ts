@@ -190,7 +190,7 @@ export function throttleActive(c: Config = config()): boolean {
   return c.APP_ENV === "production" && c.ENABLE_THROTTLE;
 }
 
-/** The configuration an environment gives, without installing it (`{}`: the documented defaults; infra/openapi.ts); same errors as config(). */
+/** The configuration an environment gives, without installing it (`{}`: the documented defaults; tools/openapi.ts); same errors as config(). */
 export function configFrom(env: Env): Config {
   return parse(env);
 }

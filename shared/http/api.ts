@@ -194,7 +194,7 @@ export interface ApiOptions<B, Q> {
   readonly response: ReplySpec;
 }
 
-/** What a handler module declares, for the OpenAPI generator (infra/openapi.ts). */
+/** What a handler module declares, for the OpenAPI generator (tools/openapi.ts). */
 export interface ApiSpec {
   readonly routeId: RouteId;
   readonly body?: () => z.ZodMiniType;

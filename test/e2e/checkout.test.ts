@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { inject } from "vitest";
 import { startSandbox, type Sandbox } from "../../infra/local/sandbox.ts";
-import { runAdmin } from "../../infra/admin.ts";
+import { runAdmin } from "../../tools/admin.ts";
 
 const PAGE = "https://www.conversa.example/assinar";
 const SITE = "https://www.conversa.example";

@@ -1,12 +1,12 @@
 /**
- * docs/openapi.json is generated (infra/openapi.ts) and checked in: it must be fresh, cover every
+ * docs/openapi.json is generated (tools/openapi.ts) and checked in: it must be fresh, cover every
  * route of the table with its schemas, auth and throttle rules, and be structurally valid OpenAPI 3.1.
  */
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import * as z from "zod/mini";
-import { buildOpenApi, DOCS_DIR, renderDocs, VENDOR_FILES } from "../../infra/openapi.ts";
+import { buildOpenApi, DOCS_DIR, renderDocs, VENDOR_FILES } from "../../tools/openapi.ts";
 import { bodyKind, pathParams, routes, type Route } from "../../shared/routes.ts";
 import { errorBody, internalErrorBody, invalidLoginBody, rateLimitedBody, validationBody } from "../../shared/http/schemas/common.ts";
 import { BadRequest, ForbiddenAccount, InvalidLogin, NotFound, RateLimited, ValidationError } from "../../shared/domain/errors.ts";
@@ -115,7 +115,7 @@ describe("docs/openapi.json", () => {
     expect(empty.map((r) => r.id).sort()).toEqual(["access_tokens.revoke", "webhooks.delete"]);
   });
 
-  it("documents W of API.md with its fields", () => {
+  it("documents the webhook object with its fields", () => {
     const w = doc["components"]["schemas"]["Webhook"];
     expect(w["required"]).toEqual(
       expect.arrayContaining(["id", "name", "url", "account_id", "subscriptions", "webhook_type", "inbox", "secret", "created_at", "updated_at"]),
@@ -129,6 +129,7 @@ describe("docs/openapi.json", () => {
 
     expect(html).toContain('src="vendor/swagger-ui-bundle.js"');
     expect(html).toContain('src="openapi.js"');
+    expect(html).toContain("spec: window.CONVERSA_OPENAPI");
     expect(html).not.toMatch(/https?:\/\/(?!www\.w3\.org)/);
     expect(js).toContain(`"operationId":"webhooks.create"`);
     expect(js).not.toContain(`"$ref":"#/components/schemas/`);

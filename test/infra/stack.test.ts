@@ -1,5 +1,5 @@
 /**
- * The synthesized stack against the route table and the table definitions (DESIGN.md, Tests).
+ * The synthesized stack against the route table and the table definitions.
  * Bundles once into a temp dir, then synthesizes one stack per stage.
  */
 import { App } from "aws-cdk-lib";
@@ -318,7 +318,7 @@ describe("outputs", () => {
   });
 });
 
-describe("uploads bucket (issue 4)", () => {
+describe("uploads bucket", () => {
   it("is encrypted, private and TLS-only, and so is its access-log bucket", () => {
     const t = template("production");
     const buckets = ofType(t, "AWS::S3::Bucket");

@@ -1,6 +1,6 @@
 /**
  * What every route's reply shares: the declared success reply (status + zod schema) that api()
- * checks in development and test and the OpenAPI generator (infra/openapi.ts) documents, the
+ * checks in development and test and the OpenAPI generator (tools/openapi.ts) documents, the
  * named schemas that become `components.schemas`, paging meta and the error bodies of API.md.
  * Replies are loose objects: API.md allows extra fields, never missing or renamed ones.
  */

@@ -15,8 +15,8 @@ import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { resetConfig } from "../shared/config.ts";
 import { catalogRepo, listCoupons, putCoupon, putPlan } from "../shared/db/catalog-repo.ts";
-import { CatalogFileError, readCouponsFile, readPlansFile } from "./catalog-files.ts";
-import { LOCAL_CREDENTIALS } from "./local/dynamo.ts";
+import { CatalogFileError, readCouponsFile, readPlansFile } from "../infra/catalog-files.ts";
+import { LOCAL_CREDENTIALS } from "../infra/local/dynamo.ts";
 
 export const USAGE = `usage: npm run admin -- <command> [options]
 
