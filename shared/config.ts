@@ -1,6 +1,6 @@
 /**
  * Every environment variable the service reads, parsed once with zod.
- * Nothing else in functions/ or shared/ reads process.env (DESIGN.md, Style 5).
+ * Nothing else in functions/ or shared/ reads process.env.
  * Defaults here are the documented defaults (README "Configuration").
  */
 import * as z from "zod/mini";
@@ -86,7 +86,7 @@ const VARS = {
   CHECKOUT_ALLOWED_ORIGINS: list,
   // Uploads
   UPLOADS_BUCKET: str("conversa-uploads"),
-  /** Lifetime in seconds of the signed `file_url` an upload returns (issue 4). */
+  /** Lifetime in seconds of the signed `file_url` an upload returns. */
   UPLOAD_URL_TTL_SECONDS: int(3600, 1),
   // Mail
   MAIL_FROM: str(DEFAULT_MAIL_FROM),

@@ -1,5 +1,5 @@
 /**
- * THE route table (DESIGN.md, Layout). Pure data: it imports no handler.
+ * THE route table. Pure data: it imports no handler.
  * The CDK stack makes one Lambda + one API Gateway route per row, the sandbox routes requests by it,
  * and the tests loop over it (auth, tenant-isolation and bad-input matrices, infra parity).
  */
@@ -51,7 +51,7 @@ export const routes = [
   { id: "inboxes.show", method: "GET", path: `${ACC}/inboxes/{inbox_id}`, fn: "inboxes-show", auth: "api_key", role: "agent", throttle: [] },
   { id: "inboxes.update", method: "PATCH", path: `${ACC}/inboxes/{inbox_id}`, fn: "inboxes-update", auth: "api_key", role: "agent", throttle: [] },
 
-  // Webhooks (issue 3)
+  // Webhooks
   { id: "webhooks.list", method: "GET", path: `${ACC}/webhooks`, fn: "webhooks-list", auth: "api_key", role: "administrator", throttle: [] },
   { id: "webhooks.create", method: "POST", path: `${ACC}/webhooks`, fn: "webhooks-create", auth: "api_key", role: "administrator", throttle: [] },
   { id: "webhooks.show", method: "GET", path: `${ACC}/webhooks/{webhook_id}`, fn: "webhooks-show", auth: "api_key", role: "administrator", throttle: [] },

@@ -1,5 +1,5 @@
 /**
- * The sandbox's event pipeline (DESIGN.md, Local sandbox), with fauxqs for SQS:
+ * The sandbox's event pipeline, with fauxqs for SQS:
  * - the queues and DLQs of the worker table (shared/workers.ts), as the CDK stack makes them;
  * - the Pipe's job: the stream poller (stream-poller.ts) puts envelopes on the events queue;
  * - the event-source mappings' job: one queue poller (queue-poller.ts) per worker.

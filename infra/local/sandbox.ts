@@ -1,5 +1,5 @@
 /**
- * The local sandbox (DESIGN.md, Local sandbox): DynamoDB Local, the tables, the seed and the
+ * The local sandbox: DynamoDB Local, the tables, the seed and the
  * API gateway emulation, all in one process. `npm start` and the e2e tests use it.
  */
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";

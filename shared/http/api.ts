@@ -1,5 +1,5 @@
 /**
- * The HTTP layer every API function uses (DESIGN.md, Shape): middy with request id,
+ * The HTTP layer every API function uses: middy with request id,
  * error rendering, authentication, body parsing (400/413) and zod validation (422).
  * A handler receives a typed context and returns a Reply; it never sees raw events.
  * The stages run in the order of API_STAGES; the request state they share is typed (context.ts).
@@ -61,7 +61,7 @@ export function renderError(err: unknown, state: Pick<RequestState, "requestId" 
     if (err.status >= 500) log.error("request failed", { requestId: state.requestId, route: state.route.id, code: err.code });
     return render({ status: err.status, body: err.body(), headers: err.headers }, state);
   }
-  // Never serialise a raw error to a client (DESIGN.md, Style 3).
+  // Never serialise a raw error to a client.
   log.error("unhandled error", { requestId: state.requestId, route: state.route.id, error: describeError(err) });
   return render({ status: 500, body: { error: "Internal server error", request_id: state.requestId } }, state);
 }

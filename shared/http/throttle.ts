@@ -1,5 +1,5 @@
 /**
- * Rate limiting in the middy chain (API.md "Rate limits"), production only:
+ * Rate limiting in the middy chain, production only:
  * - the client stage: "global" and the route's IP and e-mail rules, started before the key lookup
  *   and left on the request state (`clientChecks`); the auth stage awaits them together with the key
  *   read, so they add no round trip to the request, and a throttled client gets the 429 whatever its

@@ -1,4 +1,4 @@
-/** zod issues -> the 422 body of API.md (Rails-style messages, stable codes). */
+/** zod issues -> the documented 422 body (Rails-style messages, stable codes). */
 import type * as z from "zod/mini";
 import { ValidationError, type FieldError } from "../domain/errors.ts";
 
@@ -47,7 +47,7 @@ export function toValidationError(issues: readonly Issue[], prefix?: string): Va
   return new ValidationError(issues.map((i) => ({ field: fieldPath(i.path, prefix), ...describe(i) })));
 }
 
-/** Parse or throw the 422 of API.md. */
+/** Parse or throw the documented 422. */
 export function parseOr422<T>(schema: z.ZodMiniType<T>, input: unknown, prefix?: string): T {
   // reportInput: without it zod omits `input`, and a wrong type would read as "can't be blank".
   const r = schema.safeParse(input, { reportInput: true });

@@ -1,5 +1,5 @@
 /**
- * Authentication in the sandbox over real HTTP (issue 7): sign in -> use the key -> revoke -> 401;
+ * Authentication in the sandbox over real HTTP: sign in -> use the key -> revoke -> 401;
  * password recovery -> the .eml holds the link -> reset -> old password and keys fail, the new
  * password works; an unknown e-mail gets the same reply and the same hashing work.
  */

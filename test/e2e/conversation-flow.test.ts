@@ -41,7 +41,7 @@ async function call(method: string, path: string, body?: unknown, headers: Recor
 }
 
 describe("contact -> conversation -> incoming message -> resolve, over HTTP", () => {
-  it("runs the scenario and writes each step's event with the API.md payload", async () => {
+  it("runs the scenario and writes each step's event with the documented payload", async () => {
     const accountId = sandbox.info.accountId;
     const inbox = await call("POST", "/inboxes", { name: "Flow inbox", channel: { type: "api" } });
     expect(inbox.status).toBe(200);

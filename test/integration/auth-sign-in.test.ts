@@ -19,7 +19,7 @@ beforeAll(async () => {
 });
 
 describe("POST /auth/sign_in", () => {
-  it("returns the API.md body with a new key that works on the user's account", async () => {
+  it("returns the documented body with a new key that works on the user's account", async () => {
     const res = await invoke("auth.sign_in", { body: { email: u.email, password: u.password } });
 
     expect(res.status).toBe(200);
@@ -74,7 +74,7 @@ describe("POST /auth/sign_in", () => {
     expect(res.json.data).toMatchObject({ account_id: v.accountId, role: "agent" });
   });
 
-  it("answers a wrong password with the 401 body of API.md", async () => {
+  it("answers a wrong password with the documented 401 body", async () => {
     const res = await invoke("auth.sign_in", { body: { email: u.email, password: "wrong password" } });
 
     expect(res.status).toBe(401);

@@ -36,7 +36,7 @@ async function scan(entity: string) {
 }
 
 describe("plans", () => {
-  it("lists published plans only, in the API.md shape", async () => {
+  it("lists published plans only, in the documented shape", async () => {
     const res = await invoke("checkout.plans", { headers: { origin: ORIGIN } });
 
     expect(res.status).toBe(200);

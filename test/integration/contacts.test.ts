@@ -22,7 +22,7 @@ const create = (f: AccountFixture, body: unknown) => invoke("contacts.create", {
 const search = (f: AccountFixture, query: Record<string, string>) => invoke("contacts.search", { params: { account_id: f.accountId }, key: f.agentKey, query });
 
 describe("contacts", () => {
-  it("creates a contact and writes contact_created with the API.md payload", async () => {
+  it("creates a contact and writes contact_created with the documented payload", async () => {
     const res = await create(a, { name: "Maria Souza", email: "Maria@Example.com", phone_number: "+5511999990001", identifier: "crm-1", custom_attributes: { tier: "gold" } });
 
     expect(res.status).toBe(200);
@@ -190,7 +190,7 @@ describe("contact search", () => {
     expect(queried.every((pk) => pk.includes("#TRI#"))).toBe(true);
   });
 
-  it("answers 422 with the API.md body when q is missing or blank", async () => {
+  it("answers 422 with the documented body when q is missing or blank", async () => {
     const missing = await search(b, {});
     const blank = await search(b, { q: "  " });
     expect(missing.status).toBe(422);

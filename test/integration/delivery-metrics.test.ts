@@ -1,5 +1,5 @@
 /**
- * The delivery worker's EMF metrics (issue 8): one line per attempt, DeliverySucceeded /
+ * The delivery worker's EMF metrics: one line per attempt, DeliverySucceeded /
  * DeliveryRetried / DeliveryFailed plus DeliveryLatency, in METRICS_NAMESPACE; nothing for
  * messages that made no request. Real worker, DynamoDB Local, fauxqs, a receiver on 127.0.0.1.
  */

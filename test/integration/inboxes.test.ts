@@ -87,7 +87,7 @@ describe("inboxes", () => {
     expect(shown.json.name).toBe("Site");
   });
 
-  it("rejects invalid bodies with the 422 body of API.md", async () => {
+  it("rejects invalid bodies with the documented 422 body", async () => {
     const res = await invoke("inboxes.create", { params: { account_id: a.accountId }, key: a.adminKey, body: { name: "  ", channel: { type: "sms", website_url: "ftp://x" } } });
     expect(res.status).toBe(422);
     expect(res.json.attributes).toEqual(expect.arrayContaining(["name", "channel.type", "channel.website_url"]));

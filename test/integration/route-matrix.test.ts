@@ -1,5 +1,5 @@
 /**
- * Matrices over THE route table (DESIGN.md): every route, present and future, is checked for
+ * Matrices over THE route table: every route, present and future, is checked for
  * authentication, tenant isolation, role, malformed and oversize bodies.
  */
 import { beforeAll, describe, expect, it } from "vitest";

@@ -66,7 +66,7 @@ async function globalCounter(ip: string, nowMs = pinnedMs) {
 }
 
 describe("production: the global rule on a real route", () => {
-  it("lets exactly THROTTLE_LIMIT of 12 concurrent requests through, then 429 with the API.md headers", async () => {
+  it("lets exactly THROTTLE_LIMIT of 12 concurrent requests through, then 429 with the documented headers", async () => {
     setEnv({ APP_ENV: "production", THROTTLE_LIMIT: "5" });
     const ip = freshIp();
     const replies = await Promise.all(Array.from({ length: 12 }, () => show(ip)));

@@ -1,5 +1,5 @@
 /**
- * The per-rule throttle metric (issue 8): every request a rule denies prints one EMF line
+ * The per-rule throttle metric: every request a rule denies prints one EMF line
  * "Throttled" with dimension Rule, in METRICS_NAMESPACE; allowed requests print none.
  * Real handler in production mode against DynamoDB Local.
  */

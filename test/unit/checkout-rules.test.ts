@@ -45,7 +45,7 @@ describe("CNPJ", () => {
   });
 });
 
-/** Check digits computed independently of the implementation (reference algorithm of API.md). */
+/** Check digits computed independently of the implementation (the published reference algorithm). */
 function checkDigitsOf(twelve: string): string {
   const dv = (s: string, w: number[]) => {
     const r = w.reduce((sum, wi, i) => sum + (s.charCodeAt(i) - 48) * wi, 0) % 11;

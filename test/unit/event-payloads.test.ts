@@ -31,7 +31,7 @@ describe("event payload schemas", () => {
     expect(() => checkPayload("inbox_updated", inboxPayload("inbox_updated", inbox, account).payload)).not.toThrow();
   });
 
-  it("accepts a message payload shaped as API.md, and rejects one with a numeric top-level id", () => {
+  it("accepts a message payload shaped as documented, and rejects one with a numeric top-level id", () => {
     const msg = {
       event: "message_created", id: "12", content: "hi", message_type: "incoming", content_type: "text",
       content_attributes: {}, private: false, created_at: 1700000000, source_id: null,

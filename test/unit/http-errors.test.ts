@@ -5,7 +5,7 @@ import { RateLimited, ValidationError } from "../../shared/domain/errors.ts";
 import { createInboxBody } from "../../shared/http/schemas/inboxes.ts";
 
 describe("422 rendering", () => {
-  it("renders a uniqueness error exactly as API.md's example", () => {
+  it("renders a uniqueness error exactly as the documented example", () => {
     const err = ValidationError.field("url", "taken", "has already been taken");
     expect(err.status).toBe(422);
     expect(err.body()).toEqual({

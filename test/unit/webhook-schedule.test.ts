@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { DEFAULT_RETRY_SCHEDULE, maxAttempts, nextRetry, parseRetryAfter, parseSchedule } from "../../shared/delivery/schedule.ts";
 
 describe("retry schedule", () => {
-  it("defaults to API.md's 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h: 8 attempts", () => {
+  it("defaults to the documented 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h: 8 attempts", () => {
     expect(parseSchedule(undefined)).toEqual([5, 300, 1800, 7200, 18000, 36000, 36000]);
     expect(maxAttempts(DEFAULT_RETRY_SCHEDULE)).toBe(8);
   });

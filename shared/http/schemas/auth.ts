@@ -1,4 +1,4 @@
-/** Bodies and queries of the authentication and access-token routes (issue 7). */
+/** Bodies and queries of the authentication and access-token routes. */
 import * as z from "zod/mini";
 import { ValidationError } from "../../domain/errors.ts";
 import { lazy } from "../../lazy.ts";
@@ -61,7 +61,7 @@ function decodeCursor(cursor: string): number {
   throw ValidationError.field("cursor", "invalid", "is invalid");
 }
 
-/** One page of an in-memory list, in the `{payload, meta}` shape of API.md. */
+/** One page of an in-memory list, in the `{payload, meta}` shape. */
 export function pageOf<T>(list: readonly T[], req: PageRequest) {
   const payload = list.slice(req.offset, req.offset + req.per);
   const hasMore = req.offset + req.per < list.length;

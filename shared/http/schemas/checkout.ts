@@ -1,4 +1,4 @@
-/** Bodies and queries of the public checkout and billing routes (API.md "Public checkout"). */
+/** Bodies and queries of the public checkout and billing routes. */
 import * as z from "zod/mini";
 import { BILLING_CYCLES } from "../../domain/checkout/catalog.ts";
 import { normalizeCnpj } from "../../domain/checkout/cnpj.ts";
@@ -107,7 +107,7 @@ const perCycle = lazy(() => z.looseObject({ monthly: cents, yearly: cents }));
 export const priceView = named(
   "Price",
   () => z.looseObject({ currency: z.string(), subtotal: cents, discount: cents, total: cents }),
-  "P of API.md: integer cents; total = subtotal - discount.",
+  "A price: integer cents; total = subtotal - discount.",
 );
 
 export const planView = named(

@@ -1,8 +1,8 @@
 /**
  * What every route's reply shares: the declared success reply (status + zod schema) that api()
  * checks in development and test and the OpenAPI generator (tools/openapi.ts) documents, the
- * named schemas that become `components.schemas`, paging meta and the error bodies of API.md.
- * Replies are loose objects: API.md allows extra fields, never missing or renamed ones.
+ * named schemas that become `components.schemas`, paging meta and the documented error bodies.
+ * Replies are loose objects: the contract allows extra fields, never missing or renamed ones.
  */
 import * as z from "zod/mini";
 import { lazy } from "../../lazy.ts";
@@ -23,7 +23,7 @@ export function named<T extends z.ZodMiniType>(id: string, build: () => T, descr
   });
 }
 
-/** The success reply of a route (API.md's "reply" column). */
+/** The success reply of a route. */
 export interface ReplySpec {
   readonly status: number;
   /** JSON body, built on first call; absent = empty body. */
@@ -51,13 +51,13 @@ export const pageMetaView = named(
     has_more: z.boolean(),
     next_cursor: z.nullable(z.string()),
   }),
-  "Paging of a list (API.md, Common rules): pass next_cursor as `cursor` for the next page.",
+  "Paging of a list: pass next_cursor as `cursor` for the next page.",
 );
 
 /** `{id, name}` reference to an account or inbox. */
 export const refView = lazy(() => z.looseObject({ id: z.int(), name: z.string() }));
 
-// ---------------------------------------------------------------- error bodies (API.md, Common rules)
+// ---------------------------------------------------------------- error bodies
 
 export const errorBody = named(
   "Error",

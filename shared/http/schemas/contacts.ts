@@ -31,7 +31,7 @@ export const searchContactsQuery = lazy(() => z.object({
 
 // ---------------------------------------------------------------- replies
 
-/** What a contact shows wherever it appears (C of API.md, and `meta.sender` of a conversation). */
+/** What a contact shows wherever it appears (a contact, and `meta.sender` of a conversation). */
 const contactViewFields = () => ({
   id: z.int(),
   name: z.string(),
@@ -49,7 +49,7 @@ export const contactView = named(
     const { id, ...shown } = contactViewFields();
     return z.looseObject({ id, account_id: z.int(), ...shown, created_at: unixTime, updated_at: unixTime, last_activity_at: z.nullable(unixTime) });
   },
-  "C of API.md.",
+  "A contact.",
 );
 
 /** The contact as embedded in a conversation (`meta.sender`). */

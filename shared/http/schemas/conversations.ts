@@ -113,7 +113,7 @@ export const messageView = named(
     created_at: unixTime,
     updated_at: unixTime,
   }),
-  "M of API.md.",
+  "A message (Chatwoot's shape).",
 );
 
 const metaCounts = {
@@ -147,7 +147,7 @@ export const conversationView = named(
     meta: z.looseObject({ sender: z.nullable(contactRefView()), assignee: z.nullable(userRefView()) }),
     messages: z.array(messageView()),
   }),
-  "V of API.md: the conversation with its contact (meta.sender), assignee and last message.",
+  "A conversation: the conversation with its contact (meta.sender), assignee and last message.",
 );
 
 export const conversationReply = reply(() => conversationView(), "The conversation");

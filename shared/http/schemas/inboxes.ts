@@ -61,7 +61,7 @@ export const inboxView = named(
     created_at: unixTime,
     updated_at: unixTime,
   }),
-  "I of API.md: a channel (Channel::Api or Channel::WebWidget; web widgets carry a website_token).",
+  "An inbox: a channel (Channel::Api or Channel::WebWidget; web widgets carry a website_token).",
 );
 
 export const accountReply = reply(() => accountView(), "The account");

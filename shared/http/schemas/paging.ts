@@ -1,4 +1,4 @@
-/** Query fields of API.md's Common rules: `page`, `per` (non-integer 422, outside clamped), `cursor`. */
+/** Query fields of the common rules: `page`, `per` (non-integer 422, outside clamped), `cursor`. */
 import * as z from "zod/mini";
 import { lazy } from "../../lazy.ts";
 import { decodeCursor, DEFAULT_PER, MAX_PER, type PageRequest } from "../../domain/paging.ts";

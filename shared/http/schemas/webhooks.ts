@@ -81,7 +81,7 @@ export const webhookView = named(
     created_at: unixTime,
     updated_at: unixTime,
   }),
-  "W of API.md. `secret` (whsec_...) keys the Standard Webhooks signature of every delivery.",
+  "A webhook. `secret` (whsec_...) keys the Standard Webhooks signature of every delivery.",
 );
 
 const attemptView = lazy(() => z.looseObject({
@@ -111,7 +111,7 @@ export const deliveryView = named(
     updated_at: unixTime,
     attempt_log: z.array(attemptView()),
   }),
-  "D of API.md (+ the attempt log): one per (event, webhook); `id` is the webhook-id header of every attempt.",
+  "A delivery (+ the attempt log): one per (event, webhook); `id` is the webhook-id header of every attempt.",
 );
 
 const oneWebhook = lazy(() => z.looseObject({ payload: z.looseObject({ webhook: webhookView() }) }));
