@@ -62,13 +62,8 @@ export function stateOf(request: Pick<ApiRequest, "context">): RequestState {
 }
 
 /** What every handler sees: the request, its parameters and its validated body and query. */
-export interface PublicContext<B, Q> {
-  readonly route: Route;
-  readonly requestId: string;
-  readonly sourceIp: string;
-  readonly now: Date;
-  readonly headers: Readonly<Record<string, string>>;
-  readonly replyHeaders: Record<string, string>;
+export interface PublicContext<B, Q>
+  extends Pick<RequestState, "route" | "requestId" | "sourceIp" | "now" | "headers" | "replyHeaders"> {
   readonly rawBody?: Buffer;
   readonly event: Event;
   readonly params: Readonly<Record<string, string>>;
