@@ -5,12 +5,16 @@
  * DeliveryLatency (Milliseconds, the receiver's answer time). Messages that made no request
  * (stale, duplicate, not due yet, webhook deleted) emit nothing.
  */
-import type { AttemptOutcome } from "../domain/deliveries.ts";
 import { emitMetrics } from "../observability/metrics.ts";
 
 export const DELIVERY_METRIC = { succeeded: "DeliverySucceeded", retrying: "DeliveryRetried", failed: "DeliveryFailed" } as const;
 
-export function recordDeliveryMetrics(outcome: AttemptOutcome): void {
+/** What the metrics read of an attempt's outcome (the delivery use case's outcome has this shape). */
+export interface AttemptRecord {
+  readonly attempt?: { readonly status: keyof typeof DELIVERY_METRIC; readonly durationMs: number };
+}
+
+export function recordDeliveryMetrics(outcome: AttemptRecord): void {
   const a = outcome.attempt;
   if (!a) return;
   emitMetrics([
