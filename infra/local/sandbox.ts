@@ -14,6 +14,7 @@ import { ensureTable, localClient, localEnv, startDynamoLocal, type DynamoLocal 
 import { seedDemo, type SeedResult } from "./seed.ts";
 import { seedCatalog } from "./seed-catalog.ts";
 import { startGateway } from "./gateway.ts";
+import { sandboxCheckoutPageUrl } from "./demo-site.ts";
 import { startPipeline, type Pipeline } from "./pipeline.ts";
 import { startLocalAws, type LocalAws } from "./fauxqs.ts";
 import { resetS3 } from "../../shared/db/s3.ts";
@@ -117,6 +118,9 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
     server = gw.server;
     // The fresh values last: sandbox.json of an earlier run holds the old ones.
     const info: SandboxInfo = { ...seed, apiBase: `http://localhost:${gw.port}`, dynamoEndpoint: endpoint, tableName };
+    // The links open the sandbox's own checkout page unless one was given.
+    process.env["CHECKOUT_PAGE_URL"] = sandboxCheckoutPageUrl(info.apiBase, opts.env);
+    resetConfig();
     if (stateFile) writeFileSync(stateFile, `${JSON.stringify(info, null, 2)}\n`);
 
     const srv = server;

@@ -20,6 +20,8 @@ try {
     "Conversa sandbox is running.",
     "",
     `  API base      ${info.apiBase}`,
+    `  Checkout page ${info.apiBase}/checkout`,
+    `  Demo site     ${info.apiBase}/   (plans -> checkout link -> checkout page)`,
     `  Account id    ${info.accountId}`,
     `  Admin key     ${info.adminApiKey}   (${info.adminEmail})`,
     `  Agent key     ${info.agentApiKey}   (${info.agentEmail})`,

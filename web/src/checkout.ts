@@ -310,7 +310,7 @@ function render(plans: Plan[]): void {
   const form = h(
     "form",
     { id: "checkout", novalidate: true },
-    h("section", { "aria-labelledby": "h-plan" }, h("h2", { id: "h-plan" }, t.plan), planBox, cycleBox, inboxField.wrap, priceBox, couponField.wrap),
+    h("section", { "aria-labelledby": "h-plan" }, h("h2", { id: "h-plan" }, t.yourPlan), planBox, cycleBox, inboxField.wrap, priceBox, couponField.wrap),
     h("section", { "aria-labelledby": "h-you" }, h("h2", { id: "h-you" }, t.you), ...Object.values(f).map((x) => x.wrap)),
     notice,
     submit,

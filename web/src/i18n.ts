@@ -7,6 +7,7 @@ export type Lang = "pt-BR" | "en";
 const ptBR = {
   title: "Assine o Conversa",
   lead: "Escolha o plano, confira o preço e crie sua conta.",
+  yourPlan: "Seu plano",
   plan: "Plano",
   cycle: "Cobrança",
   monthly: "Mensal",
@@ -77,6 +78,7 @@ export type Messages = typeof ptBR;
 const en: Messages = {
   title: "Subscribe to Conversa",
   lead: "Pick a plan, check the price and create your account.",
+  yourPlan: "Your plan",
   plan: "Plan",
   cycle: "Billing",
   monthly: "Monthly",
