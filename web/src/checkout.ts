@@ -287,6 +287,7 @@ function render(plans: Plan[]): void {
     discountOut.textContent = `− ${money(price.discount, price.currency)}`;
     discountRow.hidden = price.discount === 0;
     totalOut.textContent = `${money(price.total, price.currency)}${cycle === "monthly" ? t.perMonth : t.perYear}`;
+    totalOut.dataset["cents"] = String(price.total);
   }
 
   // Customer form
