@@ -14,7 +14,14 @@ const SECURITY_HEADERS = {
 // GET /checkout (no-cache: always the current hashes) and GET /checkout/{asset} (immutable).
 export const handler = api(
   "checkout.page",
-  { response: { status: 200, text: "text/html", description: "The checkout page (HTML), or one of its content-hashed files" } },
+  {
+    response: {
+      status: 200,
+      text: "HTML at /checkout; JavaScript or CSS at /checkout/{asset}",
+      description: "The checkout page the links open, or one of its content-hashed files (404: no such file)",
+      errors: [404],
+    },
+  },
   async (ctx) => {
     const assets = await checkoutAssets();
     const name = ctx.params["asset"];
