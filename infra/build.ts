@@ -92,7 +92,8 @@ export async function buildFunctions(opts: BuildOptions = {}): Promise<BuiltFunc
   const fns = functionNames();
   await mkdir(outDir, { recursive: true });
   const webAssets = await buildWebAssets();
-  await writeWebAssets(webAssets, join(outDir, "..", "web"));
+  // The files themselves, for a look or a CDN: `.build/web/` beside the default output.
+  if (outDir === resolve(DEFAULT_OUT_DIR)) await writeWebAssets(webAssets);
 
   const result = await build({
     absWorkingDir: ROOT,
