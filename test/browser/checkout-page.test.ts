@@ -324,4 +324,21 @@ describe("the checkout page in Chromium", { timeout: 90_000 }, () => {
     expect(await page.evaluate("document.activeElement.id")).toBe("h-success");
     await page.close();
   });
+
+  it("is what the sandbox's demo site links to: plans listed, a link made with the customer, the page filled", async () => {
+    const c = customer();
+    const { page } = await openTab();
+    await page.goto(`${base()}/`);
+    await page.fill("#c-name", c.name);
+    await page.fill("#c-email", c.email);
+
+    await page.click("text=Assinar Profissional");
+    await page.waitForURL(/\/checkout\?plan=profissional/);
+    await page.waitForSelector("body[data-prefilled]");
+
+    expect(page.url()).toBe(`${base()}/checkout?plan=profissional&cycle=monthly&inboxes=0`);
+    expect(await value(page, "#f-email")).toBe(c.email);
+    expect(await page.isChecked("#plan-profissional")).toBe(true);
+    await page.close();
+  });
 });
