@@ -2,7 +2,7 @@ import { defineConfig } from "vitest/config";
 
 export default defineConfig({
   test: {
-    include: ["test/{unit,integration,infra,e2e}/**/*.test.ts"],
+    include: ["test/{unit,integration,infra,e2e,browser}/**/*.test.ts"],
     globalSetup: ["test/setup/global-dynamo.ts"],
     setupFiles: ["test/setup/per-file-table.ts"],
     pool: "forks",

@@ -11,6 +11,8 @@ import { join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { routes } from "../shared/routes.ts";
 import { workers } from "../shared/workers.ts";
+import { buildWebAssets, writeWebAssets } from "../web/build.ts";
+import type { WebAssets } from "../web/assets.ts";
 
 /** Repository root (this file lives in infra/). */
 export const ROOT = fileURLToPath(new URL("..", import.meta.url));
@@ -38,6 +40,22 @@ const lazyMiddyStreams: Plugin = {
     );
   },
 };
+
+/** The checkout page's files (web/assets.ts) are built here and embedded in the page function's bundle. */
+export const WEB_ASSETS_MODULE = join(ROOT, "web", "assets.ts");
+
+const embeddedWebAssets = (assets: WebAssets): Plugin => ({
+  name: "embedded-web-assets",
+  setup(b) {
+    b.onResolve({ filter: /[\\/]web[\\/]assets\.ts$/ }, (args) =>
+      resolve(args.resolveDir, args.path) === WEB_ASSETS_MODULE ? { path: WEB_ASSETS_MODULE, namespace: "web-assets" } : undefined,
+    );
+    b.onLoad({ filter: /.*/, namespace: "web-assets" }, () => ({
+      contents: `const assets = ${JSON.stringify(assets)};\nexport const checkoutAssets = () => Promise.resolve(assets);\n`,
+      loader: "js",
+    }));
+  },
+});
 
 /**
  * Some bundled CommonJS dependencies `require()` Node builtins; an ES module has no `require`,
@@ -70,6 +88,9 @@ export async function buildFunctions(opts: BuildOptions = {}): Promise<BuiltFunc
   const outDir = resolve(opts.outDir ?? DEFAULT_OUT_DIR);
   const fns = functionNames();
   await mkdir(outDir, { recursive: true });
+  const webAssets = await buildWebAssets();
+  // The files themselves, for a look or a CDN: `.build/web/` beside the default output.
+  if (outDir === resolve(DEFAULT_OUT_DIR)) await writeWebAssets(webAssets);
 
   const result = await build({
     absWorkingDir: ROOT,
@@ -87,7 +108,7 @@ export async function buildFunctions(opts: BuildOptions = {}): Promise<BuiltFunc
     mainFields: ["module", "main"],
     banner: { js: REQUIRE_BANNER },
     alias: { "@aws-sdk/credential-provider-node": CREDENTIAL_SHIM },
-    plugins: [lazyMiddyStreams],
+    plugins: [lazyMiddyStreams, embeddedWebAssets(webAssets)],
     legalComments: "none",
     metafile: true,
     logLevel: "warning",

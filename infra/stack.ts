@@ -129,6 +129,8 @@ export class ConversaStack extends Stack {
       TABLE_NAME: this.table.tableName,
       THROTTLE_TABLE_NAME: this.throttleTable.tableName,
       METRICS_NAMESPACE: contextEnv["METRICS_NAMESPACE"] ?? `Conversa/${this.stage}`,
+      // The checkout page is served by this API (GET /checkout) unless the operator names another.
+      CHECKOUT_PAGE_URL: contextEnv["CHECKOUT_PAGE_URL"] ?? `${this.api.apiEndpoint}/checkout`,
     };
 
     // One Lambda per function file; routes sharing a file (e.g. PATCH and PUT) share it.

@@ -101,6 +101,10 @@ export const routes = [
   { id: "checkout.quote", method: "POST", path: `${CHECKOUT}/quote`, fn: "checkout-quote", auth: "public", throttle: ["checkout_quote"], cors: true },
   { id: "billing.coupon", method: "POST", path: `${ACC}/billing/coupon`, fn: "billing-coupon", auth: "api_key", role: "administrator", throttle: [] },
 
+  // The checkout page the links open (web/): HTML, then its content-hashed script and style sheet.
+  { id: "checkout.page", method: "GET", path: "/checkout", fn: "checkout-page", auth: "public", throttle: [] },
+  { id: "checkout.asset", method: "GET", path: "/checkout/{asset}", fn: "checkout-page", auth: "public", throttle: [] },
+
 ] as const satisfies readonly Route[];
 
 export type RouteId = (typeof routes)[number]["id"];

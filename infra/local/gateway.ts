@@ -9,6 +9,7 @@ import { routes, type Route } from "../../shared/routes.ts";
 import { config } from "../../shared/config.ts";
 import { preflightHeaders } from "../../shared/http/cors.ts";
 import { loadHandler } from "./handlers.ts";
+import { serveDemoSite } from "./demo-site.ts";
 
 /** API Gateway's own payload limit for HTTP APIs. */
 const GATEWAY_MAX_BYTES = 10 * 1024 * 1024;
@@ -128,6 +129,7 @@ export async function handle(req: IncomingMessage, res: ServerResponse): Promise
     return;
   }
   const match = matchRoute(req.method ?? "GET", url.pathname);
+  if (!match && serveDemoSite(req, res)) return;
   if (!match) {
     send(res, 404, JSON.stringify({ message: "Not Found" }));
     return;

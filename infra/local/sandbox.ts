@@ -7,13 +7,14 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import type { Server } from "node:http";
 import { mainTable, throttleTable } from "../../shared/db/table.ts";
-import { CONFIG_KEYS, configFrom, configure, type Config } from "../../shared/config.ts";
+import { CONFIG_KEYS, configFrom, configure, setConfig, type Config } from "../../shared/config.ts";
 import { setClock, type Clock } from "../../shared/clock.ts";
 import { ensureTable, localClient, LOCAL_CREDENTIALS, startDynamoLocal, type DynamoLocal } from "./dynamo.ts";
 import { seedDemo, type SeedResult } from "./seed.ts";
 import { seedCatalog } from "./seed-catalog.ts";
 import { startGateway } from "./gateway.ts";
 import { createQueues, queueEnv, startPipeline, workerSettings, type Pipeline } from "./pipeline.ts";
+import { sandboxCheckoutPageUrl } from "./demo-site.ts";
 import { startLocalAws, type LocalAws } from "./fauxqs.ts";
 
 /** Bucket of the sandbox's uploads (fauxqs S3). */
@@ -152,13 +153,15 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
     server = gw.server;
     // The fresh values last: sandbox.json of an earlier run holds the old ones.
     const info: SandboxInfo = { ...seed, apiBase: `http://localhost:${gw.port}`, dynamoEndpoint: endpoint, tableName };
+    // The links open the sandbox's own checkout page unless one was given.
+    const config = setConfig({ CHECKOUT_PAGE_URL: sandboxCheckoutPageUrl(info.apiBase, requested) });
     if (stateFile) writeFileSync(stateFile, `${JSON.stringify(info, null, 2)}\n`);
 
     const srv = server;
     const pipe = pipeline;
     return {
       info,
-      config: installed,
+      config,
       dynamoEndpoint: endpoint,
       dynamoPid: dynamo?.pid,
       mailDir,

@@ -24,6 +24,8 @@ try {
     "",
     `  APP_ENV       ${config.APP_ENV}   (throttling ${throttleActive(config) ? `on, ${config.THROTTLE_LIMIT} requests a minute per IP` : "off"})`,
     `  API base      ${info.apiBase}`,
+    `  Checkout page ${info.apiBase}/checkout`,
+    `  Demo site     ${info.apiBase}/   (plans -> checkout link -> checkout page)`,
     `  Account id    ${info.accountId}`,
     `  Admin key     ${info.adminApiKey}   (${info.adminEmail})`,
     `  Agent key     ${info.agentApiKey}   (${info.agentEmail})`,

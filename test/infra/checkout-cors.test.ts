@@ -27,7 +27,8 @@ function apiOf(context: Record<string, unknown>): Record<string, unknown> {
   return apis[0]!.Properties;
 }
 
-describe("checkout CORS in the stack", () => {
+// The first synthesis of a process takes over 30 s on a loaded 2-core machine.
+describe("checkout CORS in the stack", { timeout: 120_000 }, () => {
   it("configures the preflight for the given origins", () => {
     const props = apiOf({ stage: "development", CHECKOUT_ALLOWED_ORIGINS: "https://www.example.com.br, https://lp.example.com.br" });
 

@@ -107,12 +107,12 @@ describe("docs/openapi.json", () => {
     expect(withBody.map((r) => r.id)).toEqual(expect.arrayContaining(["webhooks.create", "contacts.create", "checkout.subscribe", "auth.sign_in", "messages.create"]));
   });
 
-  it("documents a reply schema for every route except the two with an empty body", () => {
+  it("documents a reply schema for every route except the two with an empty body and the checkout page's (HTML, script, style)", () => {
     const empty = table.filter((r) => {
       const ok = Object.entries(opOf(r)["responses"] as Json).find(([s]) => s.startsWith("2"))![1] as Json;
       return !ok["content"]?.["application/json"];
     });
-    expect(empty.map((r) => r.id).sort()).toEqual(["access_tokens.revoke", "webhooks.delete"]);
+    expect(empty.map((r) => r.id).sort()).toEqual(["access_tokens.revoke", "checkout.asset", "checkout.page", "webhooks.delete"]);
   });
 
   it("documents the webhook object with its fields", () => {
