@@ -67,8 +67,8 @@ async function readBody(res: Response): Promise<unknown> {
   return text;
 }
 
-const networkError = (op: string, cause: unknown): ConversaError =>
-  new ConversaError({ status: 0, code: "network_error", message: `${op}: no reply (${cause instanceof Error ? cause.message : String(cause)})`, cause });
+const networkError = (op: string, cause: unknown, code: "network_error" | "aborted" = "network_error"): ConversaError =>
+  new ConversaError({ status: 0, code, message: `${op}: ${code === "aborted" ? "cancelled" : "no reply"} (${cause instanceof Error ? cause.message : String(cause)})`, cause });
 
 /** Combines the caller's signal with the deadline's. */
 function signalFor(user: AbortSignal | undefined, policy: ResolvedRetry): AbortSignal | undefined {
@@ -105,7 +105,7 @@ export function createClient(options: ClientOptions): ConversaClient {
       try {
         res = await doFetch(url, { method: op.method, headers, ...(body !== undefined ? { body } : {}), ...(signal ? { signal } : {}) });
       } catch (e) {
-        if (signal?.aborted) throw networkError(id, signal.reason ?? e);
+        if (signal?.aborted) throw networkError(id, signal.reason ?? e, "aborted");
         failure = e;
       }
       if (res?.ok) return readBody(res);
@@ -126,7 +126,7 @@ export function createClient(options: ClientOptions): ConversaClient {
       try {
         await policy.sleep(delayMs, signal);
       } catch (e) {
-        throw networkError(id, e);
+        throw networkError(id, e, "aborted");
       }
     }
   }

@@ -21,7 +21,7 @@ export interface ConversaErrorInit {
 export class ConversaError extends Error {
   /** HTTP status; 0 when no reply arrived (network error, aborted, deadline). */
   readonly status: number;
-  /** Stable machine-readable code: the reply's `code`, else `validation_failed` (422), `internal_error` (5xx), `network_error`, `http_<status>`. */
+  /** Stable machine-readable code: the reply's `code`, else `validation_failed` (422), `internal_error` (5xx), `network_error`, `aborted` (signal or deadline), `http_<status>`. */
   readonly code: string;
   /** The fields at fault (422). */
   readonly fields: readonly FieldError[];
