@@ -3,6 +3,8 @@
  * OpenAPI document, and its operation table (method, path and auth of every operationId).
  * `npm run openapi` writes both beside docs/openapi.json; test/infra/openapi.test.ts checks them fresh.
  * A route added to the table reaches the client by regenerating: nothing here names a route.
+ * openapi-typescript 6 writes its output as text; version 7 builds it with the TypeScript 5 compiler
+ * API, which the project's TypeScript 7 does not provide (npm refuses its peer dependency).
  */
 import openapiTS, { type OpenAPI3 } from "openapi-typescript";
 

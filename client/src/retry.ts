@@ -83,7 +83,8 @@ export function retryAfterMs(header: string | null, policy: ResolvedRetry): numb
   let ms: number;
   if (/^\d+$/.test(value)) ms = Number(value) * 1000;
   else {
-    const at = Date.parse(value);
+    // An HTTP date starts with the day's name ("Sun, 06 Nov 1994 08:49:37 GMT"); Date.parse alone takes "-3" or "1.5" too.
+    const at = /^[A-Za-z]{3}/.test(value) ? Date.parse(value) : Number.NaN;
     if (Number.isNaN(at)) return undefined;
     ms = Math.max(0, at - policy.now());
   }
