@@ -6,7 +6,7 @@
 import { ConversaError, errorFromReply } from "./errors.ts";
 import { OPERATIONS, type OperationInfo } from "./operations.ts";
 import { backoffMs, isIdempotent, resolveRetry, retryAfterMs, type ResolvedRetry, type RetryOptions } from "./retry.ts";
-import type { ArgsOf, ItemOf, OperationId, PagedOperationId, ReplyOf, RequestOf } from "./types.ts";
+import type { ArgsOf, ItemOf, OperationId, PagedOperationId, ReplyOf } from "./types.ts";
 
 export interface ClientOptions {
   /** The API's origin, e.g. `https://api.example.com` or `http://localhost:3000`. */
@@ -26,6 +26,9 @@ export interface ConversaClient {
   /** Every item of a cursor-paged list, page after page (`meta.next_cursor`). */
   paginate<K extends PagedOperationId>(operation: K, ...args: ArgsOf<K>): AsyncIterable<ItemOf<ReplyOf<K>>>;
 }
+
+/** Replies whose Retry-After sets the wait before the next attempt. */
+const WAIT_STATUSES: ReadonlySet<number> = new Set([429, 503, 409]);
 
 /** Operations that get an Idempotency-Key of their own when the caller gives none. */
 const SELF_IDEMPOTENT: ReadonlySet<string> = new Set(["checkout.subscribe"]);
@@ -110,8 +113,7 @@ export function createClient(options: ClientOptions): ConversaClient {
       }
       if (res?.ok) return readBody(res);
       // 429 and 503 say how long to wait; so does a 409 whose write did not happen (`stale`, `idempotency_in_progress`).
-      const waits = res !== undefined && (res.status === 429 || res.status === 503 || res.status === 409);
-      const waitHeader = waits ? retryAfterMs(res!.headers.get("retry-after"), policy) : undefined;
+      const waitHeader = res && WAIT_STATUSES.has(res.status) ? retryAfterMs(res.headers.get("retry-after"), policy) : undefined;
       const canRetry = res
         ? res.status === 429 || (res.status >= 500 && retriable) || (res.status === 409 && waitHeader !== undefined && retriable)
         : retriable;
@@ -150,6 +152,3 @@ export function createClient(options: ClientOptions): ConversaClient {
     },
   };
 }
-
-/** The request type of one operation (for helpers that build requests). */
-export type { RequestOf };
