@@ -7,6 +7,7 @@
  * `npm run openapi` writes docs/openapi.json, docs/openapi.js (the same document for the
  * reference page docs/index.html, which opens from file:// with no fetch) and docs/vendor/
  * (swagger-ui-dist). The page itself is a plain file of docs/, not generated.
+ * It also writes the client package's generated types and operation table (tools/client-types.ts).
  * test/infra/openapi.test.ts fails when the generated files are stale.
  */
 import * as z from "zod/mini";
@@ -34,6 +35,7 @@ import {
 } from "../shared/domain/errors.ts";
 import { DELIVERY_ID } from "../shared/domain/deliveries.ts";
 import { loadHandler } from "../infra/local/handlers.ts";
+import { renderClientFiles } from "./client-types.ts";
 
 type Json = Record<string, unknown>;
 
@@ -45,6 +47,7 @@ export const DOCS_DIR = join(ROOT, "docs");
 const STRING_PARAMS: Record<string, Json> = {
   delivery_id: { type: "string", pattern: DELIVERY_ID.source, description: "The delivery id (the webhook-id header)" },
   token_id: { type: "string", pattern: "^[0-9a-f]{16}$", description: "The API key id (as listed)" },
+  asset: { type: "string", pattern: "^[A-Za-z0-9._-]+$", description: "A file of the checkout page, as the page names it (content-hashed)" },
 };
 
 /** The form field of a multipart upload (functions/upload-create.ts reads this part). */
@@ -401,8 +404,9 @@ async function main(): Promise<void> {
   for (const [name, text] of Object.entries(files)) await writeFile(join(DOCS_DIR, name), text);
   for (const f of VENDOR_FILES) await copyFile(join(ROOT, "node_modules", "swagger-ui-dist", f), join(DOCS_DIR, "vendor", f));
   const doc = JSON.parse(files["openapi.json"]!) as { paths: Record<string, object> };
+  for (const [path, text] of Object.entries(await renderClientFiles(doc))) await writeFile(join(ROOT, path), text);
   const ops = Object.values(doc.paths).reduce((n, p) => n + Object.keys(p).length, 0);
-  console.log(`docs/openapi.json: ${ops} operations, ${Buffer.byteLength(files["openapi.json"]!)} bytes; docs/openapi.js, docs/vendor/`);
+  console.log(`docs/openapi.json: ${ops} operations, ${Buffer.byteLength(files["openapi.json"]!)} bytes; docs/openapi.js, docs/vendor/, client/src/ types`);
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) await main();

@@ -3,6 +3,7 @@
  * incoming message -> resolve. Each step's webhook payload is asserted field by field on the
  * outbox items, then at a real receiver on 127.0.0.1 subscribed to every event: the delivered
  * bodies are exactly those payloads, signed so that the Standard Webhooks reference verifies them.
+ * The scenario's API calls go through the recommended client (client/).
  */
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
@@ -10,18 +11,22 @@ import { startSandbox, type Sandbox } from "../../infra/local/sandbox.ts";
 import { EVENT_NAMES } from "../../shared/events/catalog.ts";
 import { outboxOf } from "../support/outbox.ts";
 import { startReceiver, type Receiver } from "../support/receiver.ts";
+import { createClient, type ConversaClient } from "../../client/src/index.ts";
 
 let sandbox: Sandbox;
 let receiver: Receiver;
 let secret: string;
+/** The recommended client, as the agent (the scenario) and as an administrator (the webhook). */
+let agent: ConversaClient;
 const suffix = Math.random().toString(36).slice(2, 8);
 
 beforeAll(async () => {
   sandbox = await startSandbox({ port: 0, dynamoEndpoint: inject("dynamoEndpoint"), tableName: `flow-main-${suffix}`, throttleTableName: `flow-throttle-${suffix}` });
   receiver = await startReceiver();
-  const hook = await call("POST", "/webhooks", { url: receiver.url, subscriptions: [...EVENT_NAMES] }, { api_access_token: sandbox.info.adminApiKey });
-  expect(hook.status).toBe(200);
-  secret = hook.json.payload.webhook.secret;
+  const as = (apiKey: string) => createClient({ baseUrl: sandbox.info.apiBase.replace("localhost", "127.0.0.1"), apiKey, accountId: sandbox.info.accountId, retry: { attempts: 1 } });
+  agent = as(sandbox.info.agentApiKey);
+  const hook = await as(sandbox.info.adminApiKey).call("webhooks.create", { body: { url: receiver.url, subscriptions: [...EVENT_NAMES] } });
+  secret = hook.payload.webhook.secret;
 });
 
 afterAll(async () => {
@@ -43,13 +48,11 @@ async function call(method: string, path: string, body?: unknown, headers: Recor
 describe("contact -> conversation -> incoming message -> resolve, over HTTP", () => {
   it("runs the scenario and writes each step's event with the documented payload", async () => {
     const accountId = sandbox.info.accountId;
-    const inbox = await call("POST", "/inboxes", { name: "Flow inbox", channel: { type: "api" } });
-    expect(inbox.status).toBe(200);
+    const inbox = await agent.call("inboxes.create", { body: { name: "Flow inbox", channel: { type: "api" } } });
 
     // 1. contact
-    const contact = await call("POST", "/contacts", { name: "Flora Flow", email: "flora@flow.test", phone_number: "+14155550100" });
-    expect(contact.status).toBe(200);
-    const contactId = contact.json.payload.contact.id;
+    const contact = await agent.call("contacts.create", { body: { name: "Flora Flow", email: "flora@flow.test", phone_number: "+14155550100" } });
+    const contactId = contact.payload.contact.id;
     const [contactCreated] = await outboxOf(accountId, "contact_created");
     expect(contactCreated!.inboxId).toBeUndefined();
     const cp = contactCreated!.payload;
@@ -64,16 +67,15 @@ describe("contact -> conversation -> incoming message -> resolve, over HTTP", ()
     expect(cp.account).toEqual({ id: accountId, name: "Acme Demo" });
 
     // 2. conversation
-    const conv = await call("POST", "/conversations", { inbox_id: inbox.json.id, contact_id: contactId });
-    expect(conv.status).toBe(200);
-    const convId = conv.json.id;
+    const conv = await agent.call("conversations.create", { body: { inbox_id: inbox.id, contact_id: contactId } });
+    const convId = conv.id;
     const [convCreated] = await outboxOf(accountId, "conversation_created");
-    expect(convCreated!.inboxId).toBe(inbox.json.id);
+    expect(convCreated!.inboxId).toBe(inbox.id);
     const vp = convCreated!.payload;
     expect(vp.event).toBe("conversation_created");
     expect(vp.id).toBe(String(convId));
     expect(vp.status).toBe("open");
-    expect(vp.inbox_id).toBe(inbox.json.id);
+    expect(vp.inbox_id).toBe(inbox.id);
     expect(vp.contact).toMatchObject({ id: contactId, name: "Flora Flow", email: "flora@flow.test" });
     expect(vp.meta.sender).toMatchObject({ id: contactId, name: "Flora Flow", type: "contact" });
     expect(vp.meta.assignee).toBeNull();
@@ -81,30 +83,29 @@ describe("contact -> conversation -> incoming message -> resolve, over HTTP", ()
     expect(typeof vp.created_at).toBe("number");
 
     // 3. incoming message
-    const msg = await call("POST", `/conversations/${convId}/messages`, { content: "My order is late", message_type: "incoming" });
-    expect(msg.status).toBe(200);
+    const msg = await agent.call("messages.create", { path: { conversation_id: convId }, body: { content: "My order is late", message_type: "incoming" } });
     const [msgCreated] = await outboxOf(accountId, "message_created");
-    expect(msgCreated!.inboxId).toBe(inbox.json.id);
+    expect(msgCreated!.inboxId).toBe(inbox.id);
     const mp = msgCreated!.payload;
     expect(mp.event).toBe("message_created");
-    expect(mp.id).toBe(String(msg.json.id));
+    expect(mp.id).toBe(String(msg.id));
     expect(mp.content).toBe("My order is late");
     expect(mp.message_type).toBe("incoming");
     expect(mp.content_type).toBe("text");
     expect(mp.private).toBe(false);
-    expect(mp.conversation).toMatchObject({ id: convId, status: "open", inbox_id: inbox.json.id });
+    expect(mp.conversation).toMatchObject({ id: convId, status: "open", inbox_id: inbox.id });
     expect(mp.sender).toMatchObject({ id: contactId, name: "Flora Flow", type: "contact" });
-    expect(mp.inbox).toEqual({ id: inbox.json.id, name: "Flow inbox" });
+    expect(mp.inbox).toEqual({ id: inbox.id, name: "Flow inbox" });
     expect(mp.account).toEqual({ id: accountId, name: "Acme Demo" });
     expect(typeof mp.conversation.id).toBe("number");
     expect(typeof mp.sender.id).toBe("number");
 
     // 4. resolve
-    const resolved = await call("POST", `/conversations/${convId}/toggle_status`, { status: "resolved" });
-    expect(resolved.json).toEqual({ payload: { success: true, current_status: "resolved", conversation_id: convId } });
+    const resolved = await agent.call("conversations.toggle_status", { path: { conversation_id: convId }, body: { status: "resolved" } });
+    expect(resolved).toEqual({ payload: { success: true, current_status: "resolved", conversation_id: convId } });
     const [statusChanged] = await outboxOf(accountId, "conversation_status_changed");
     const sp = statusChanged!.payload;
-    expect(statusChanged!.inboxId).toBe(inbox.json.id);
+    expect(statusChanged!.inboxId).toBe(inbox.id);
     expect(sp.event).toBe("conversation_status_changed");
     expect(sp.id).toBe(String(convId));
     expect(sp.status).toBe("resolved");
@@ -118,8 +119,8 @@ describe("contact -> conversation -> incoming message -> resolve, over HTTP", ()
     expect(order.slice(0, 3)).toEqual(["contact_created", "conversation_created", "message_created"]);
     expect(order.slice(3).sort()).toEqual(["conversation_status_changed", "conversation_updated"]);
 
-    const meta = await call("GET", "/conversations/meta?status=resolved");
-    expect(meta.json).toEqual({ meta: { mine_count: 0, assigned_count: 0, unassigned_count: 1, all_count: 1 } });
+    const meta = await agent.call("conversations.meta", { query: { status: "resolved" } });
+    expect(meta).toEqual({ meta: { mine_count: 0, assigned_count: 0, unassigned_count: 1, all_count: 1 } });
 
     // The receiver got every step's event, byte for byte the outbox payload, signed.
     const outbox = (await outboxOf(accountId)).filter((e) => e.event !== "inbox_created" || e.payload.name === "Flow inbox");

@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import * as z from "zod/mini";
 import { buildOpenApi, DOCS_DIR, renderDocs, VENDOR_FILES } from "../../tools/openapi.ts";
+import { renderClientFiles } from "../../tools/client-types.ts";
 import { bodyKind, pathParams, routes, type Route } from "../../shared/routes.ts";
 import { errorBody, internalErrorBody, invalidLoginBody, rateLimitedBody, validationBody } from "../../shared/http/schemas/common.ts";
 import { BadRequest, ForbiddenAccount, InvalidLogin, NotFound, RateLimited, ValidationError } from "../../shared/domain/errors.ts";
@@ -50,6 +51,15 @@ describe("docs/openapi.json", () => {
     const files = await renderDocs();
     // Act
     const onDisk = await Promise.all(Object.keys(files).map((name) => readFile(join(DOCS_DIR, name), "utf8")));
+    // Assert
+    expect(onDisk).toEqual(Object.values(files));
+  });
+
+  it("the client's generated types and operation table are what npm run openapi generates now", async () => {
+    // Arrange
+    const files = await renderClientFiles(doc);
+    // Act
+    const onDisk = await Promise.all(Object.keys(files).map((path) => readFile(join(DOCS_DIR, "..", path), "utf8")));
     // Assert
     expect(onDisk).toEqual(Object.values(files));
   });
