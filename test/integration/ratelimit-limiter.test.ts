@@ -64,6 +64,53 @@ describe("exactly `limit` pass under concurrency", () => {
   });
 });
 
+describe("exactly `limit` per window with 200 concurrent callers straddling a window edge (injected clock)", () => {
+  /** Caller i arrives at edge - 0.1 s + i ms: 100 before the edge, 100 from it on, all at once. */
+  const straddle = (rule: Rule, subj: string, edge: number) =>
+    Promise.all(Array.from({ length: 200 }, (_, i) => one(rule, subj, edge - 0.1 + i / 1000).then((o) => ({ o, before: i < 100 }))));
+
+  it.each(["global", "checkout_link", "reports_user"] as const)("%s (fixed): exactly `limit` before the edge and `limit` after it", async (name) => {
+    const rule: Rule = { ...rules[name], limit: 10 };
+    const subj = subject();
+
+    const calls = await straddle(rule, subj, rule.windowSeconds);
+
+    expect(calls.filter((c) => c.before && allowed(c.o))).toHaveLength(10);
+    expect(calls.filter((c) => !c.before && allowed(c.o))).toHaveLength(10);
+    expect(calls.every((c) => c.o.failed.length === 0)).toBe(true);
+    const stored = await item(throttleKeys.fixed(rule.name, subj, T0 / 1000).pk);
+    expect(stored?.["n"]?.N).toBe("100");
+  });
+
+  it.each(["checkout_coupon", "login_ip"] as const)("%s (sliding): exactly `limit` in all, the edge opens nothing", async (name) => {
+    const rule = rules[name];
+    const subj = subject();
+
+    const calls = await straddle(rule, subj, rule.windowSeconds);
+
+    expect(calls.filter((c) => allowed(c.o))).toHaveLength(rule.limit);
+    expect(calls.every((c) => c.o.failed.length === 0)).toBe(true);
+  });
+});
+
+describe("the sliding window's slice-deletion bound", () => {
+  it("checkout_coupon (10 per 10 min): 10 requests at t=100 s keep a request at t=640 s and t=660 s out; t=720 s passes", async () => {
+    const rule = rules.checkout_coupon; // 60-s slices: t=100 is slice 1, counted through slice 11 (t < 720)
+    const subj = subject();
+    const pk = throttleKeys.sliding(rule.name, subj).pk;
+    const first = await Promise.all(Array.from({ length: 10 }, () => one(rule, subj, 100)));
+    expect(first.filter(allowed)).toHaveLength(10);
+
+    expect(allowed(await one(rule, subj, 640))).toBe(false);
+    expect(allowed(await one(rule, subj, 660))).toBe(false);
+    // Slice 1 is still stored after the slice-11 request removed what stopped counting.
+    expect((await item(pk))?.[throttleKeys.sliceAttribute(T0 / 1000 / 60 + 1)]?.N).toBe("10");
+    expect(allowed(await one(rule, subj, 719.999))).toBe(false);
+    expect(allowed(await one(rule, subj, 720))).toBe(true);
+    expect((await item(pk))?.[throttleKeys.sliceAttribute(T0 / 1000 / 60 + 1)]).toBeUndefined();
+  });
+});
+
 describe("fixed windows", () => {
   it("start again at the aligned boundary and give the exact Retry-After", async () => {
     const rule: Rule = { ...rules.contact_search, limit: 2 };
