@@ -45,6 +45,8 @@ const BAD_MAPS: readonly (readonly [string, string])[] = [
   ["a __proto__ key", '{"__proto__":{"admin":true}}'],
   ["a nested constructor key", '{"x":{"constructor":{"prototype":{}}}}'],
   ["a prototype key", '{"prototype":1}'],
+  ["an empty key", '{"":1}'],
+  ["a nested empty key", '{"a":[{"":"x"}]}'],
   ["a map over 16 KB", JSON.stringify({ s: "x".repeat(16 * 1024) })],
 ];
 

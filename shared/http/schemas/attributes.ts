@@ -2,9 +2,10 @@
  * Free-form maps a client stores as given (`custom_attributes`, `additional_attributes`,
  * `content_attributes`, a widget event's `event_info`): one validator for all of them, so bad
  * input is a 422 naming the field, never a 500 from the store. Refused: a number that is not
- * finite or an integer outside the safe range (JSON.parse turns 12345678901234567890 into an
- * inexact number and 1e400 into Infinity) or nearer to 0 than the store's smallest number, nesting deeper than MAX_DEPTH levels, a key that
- * names an object prototype slot, a map over MAX_BYTES serialized.
+ * finite, an integer outside the safe range (JSON.parse turns 12345678901234567890 into an
+ * inexact number and 1e400 into Infinity) or one nearer to 0 than the store's smallest; nesting
+ * deeper than MAX_DEPTH levels; a key that names an object prototype slot or is empty (the
+ * store keeps no empty map key); a map over MAX_BYTES serialized.
  */
 import * as z from "zod/mini";
 
@@ -13,7 +14,7 @@ export const MAX_BYTES = 16 * 1024;
 export const FORBIDDEN_KEYS: ReadonlySet<string> = new Set(["__proto__", "constructor", "prototype"]);
 
 export interface AttributeProblem {
-  readonly code: "unsafe_number" | "too_deep" | "forbidden_key" | "too_large";
+  readonly code: "unsafe_number" | "too_deep" | "forbidden_key" | "empty_key" | "too_large";
   readonly message: string;
 }
 
@@ -31,9 +32,10 @@ function problemIn(value: unknown, depth: number): AttributeProblem | undefined 
   }
   if (value === null || typeof value !== "object") return undefined;
   if (depth > MAX_DEPTH) return { code: "too_deep", message: `is nested deeper than ${MAX_DEPTH} levels` };
-  const entries = Array.isArray(value) ? value.map((v) => ["", v] as const) : Object.entries(value);
+  const entries = Array.isArray(value) ? value.map((v) => [undefined, v] as const) : Object.entries(value);
   for (const [key, v] of entries) {
-    if (FORBIDDEN_KEYS.has(key)) return { code: "forbidden_key", message: `contains the reserved key ${key}` };
+    if (key === "") return { code: "empty_key", message: "contains an empty key" };
+    if (key !== undefined && FORBIDDEN_KEYS.has(key)) return { code: "forbidden_key", message: `contains the reserved key ${key}` };
     const found = problemIn(v, depth + 1);
     if (found) return found;
   }
