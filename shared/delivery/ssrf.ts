@@ -63,6 +63,6 @@ export function isForbiddenAddress(ip: string): boolean {
  * is checked on the address it resolves to, at delivery.
  */
 export function isForbiddenUrlHost(url: URL): boolean {
-  const host = url.hostname.replace(/^\[|\]$/g, "");
-  return isIP(host.replace(/%.*$/, "")) !== 0 && isForbiddenAddress(host);
+  const host = url.hostname.replace(/^\[|\]$/g, ""); // WHATWG URL refuses a zone id (`%25eth0`)
+  return isIP(host) !== 0 && isForbiddenAddress(host);
 }

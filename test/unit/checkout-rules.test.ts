@@ -35,6 +35,7 @@ describe("CNPJ", () => {
     ["too short", "1122233300018"],
     ["too long", "112223330001811"],
     ["16 characters (a valid one with two more digits)", "1122233300018100"],
+    ["16 characters ending in the check digits of its first 12", "1122233300018181"],
     ["16 characters, formatted", "11.222.333/0001-8100"],
     ["check digit 9 expected, 0 given", "11222333000000"],
     ["check digit 9 expected, 8 given", "11222333000008"],

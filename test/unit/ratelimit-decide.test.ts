@@ -68,6 +68,10 @@ describe("no denial", () => {
     expect(tightest([tight, tieLater])).toBe(tieLater);
     expect(tightest([tieLater, tight])).toBe(tieLater);
     expect(tightest([undefined, roomy, undefined])).toBe(roomy);
+    expect(tightest([tight, verdict(rules.global, { remaining: 50, resetAt: sec + 90 })])).toBe(tight);
+    const sameReset = verdict(rules.reports_account, { remaining: 2, resetAt: sec + 20 });
+    expect(tightest([tight, sameReset])).toBe(tight);
+    expect(tightest([sameReset, tight])).toBe(sameReset);
     expect(tightest([])).toBeUndefined();
     expect(rateLimitHeader(tieLater, NOW)).toBe('"reports_account";r=2;t=40');
     expect(rateLimitHeader(verdict(rules.global, { remaining: 0, resetAt: sec - 3 }), NOW)).toBe('"global";r=0;t=1');

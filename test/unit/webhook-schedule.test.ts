@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { DEFAULT_RETRY_SCHEDULE, maxAttempts, nextRetry, parseRetryAfter, parseSchedule } from "../../shared/delivery/schedule.ts";
+import { DEFAULT_RETRY_SCHEDULE, deliveryMaxReceiveCount, maxAttempts, nextRetry, parseRetryAfter, parseSchedule } from "../../shared/delivery/schedule.ts";
 
 describe("retry schedule", () => {
   it("defaults to API.md's 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h: 8 attempts", () => {
@@ -45,6 +45,9 @@ describe("retry schedule", () => {
     expect(nextRetry(parseSchedule("0"), 2)).toEqual({ retry: false });
     expect(parseSchedule("43200")).toEqual([43200]);
     expect(() => parseSchedule(",")).toThrow(/WEBHOOK_RETRY_SCHEDULE/);
+    expect(() => parseSchedule("1, ,2")).toThrow(/WEBHOOK_RETRY_SCHEDULE/);
+    expect(deliveryMaxReceiveCount(DEFAULT_RETRY_SCHEDULE)).toBe(11);
+    expect(deliveryMaxReceiveCount([0])).toBe(5);
     expect(() => parseSchedule("1.5")).toThrow(/WEBHOOK_RETRY_SCHEDULE/);
     expect(() => parseSchedule("43201")).toThrow(/WEBHOOK_RETRY_SCHEDULE/);
   });

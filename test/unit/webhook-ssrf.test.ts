@@ -54,7 +54,7 @@ describe("SSRF address ranges", () => {
     expect(isForbiddenAddress(ip)).toBe(true);
   });
 
-  it.each(["8.8.8.8", "1.1.1.1", "93.184.216.34", "2606:4700:4700::1111", "2a00:1450:4001::200e"])("allows the public address %s", (ip) => {
+  it.each(["8.8.8.8", "1.1.1.1", "93.184.216.34", "2606:4700:4700::1111", "2a00:1450:4001::200e", "2606:4700:4700::1111%eth0", "2a00:1450:4001::200e%2"])("allows the public address %s", (ip) => {
     expect(isForbiddenAddress(ip)).toBe(false);
   });
 });
