@@ -943,6 +943,11 @@ export interface operations {
   /** Inboxes: list */
   "inboxes.list": {
     parameters: {
+      query?: {
+        page?: string;
+        per?: string;
+        cursor?: string;
+      };
       path: {
         /** @description Per-account integer id (account_id) */
         account_id: number;
@@ -960,6 +965,7 @@ export interface operations {
       };
       401: components["responses"]["Unauthorized"];
       404: components["responses"]["NotFound"];
+      422: components["responses"]["ValidationFailed"];
       429: components["responses"]["RateLimited"];
       500: components["responses"]["InternalError"];
     };
@@ -1063,6 +1069,11 @@ export interface operations {
   /** Webhooks: list */
   "webhooks.list": {
     parameters: {
+      query?: {
+        page?: string;
+        per?: string;
+        cursor?: string;
+      };
       path: {
         /** @description Per-account integer id (account_id) */
         account_id: number;
@@ -1080,6 +1091,7 @@ export interface operations {
       };
       401: components["responses"]["Unauthorized"];
       404: components["responses"]["NotFound"];
+      422: components["responses"]["ValidationFailed"];
       429: components["responses"]["RateLimited"];
       500: components["responses"]["InternalError"];
     };

@@ -18,7 +18,18 @@ import { throttleKeys } from "./keys.ts";
 export interface ThrottleStoreOptions {
   readonly client: DynamoDBClient;
   readonly tableName: string;
+  /** The wall clock in ms (the TTL is about real time, whatever clock the limiter counts with). */
+  readonly wallClockMs?: () => number;
 }
+
+/**
+ * A counter's TTL is its window's end, but never earlier than this many seconds after the wall
+ * clock. DynamoDB may delete an item any time after its TTL (DynamoDB Local within seconds): a
+ * limiter counting with a clock behind the wall clock (an injected test clock, a container that
+ * drifted) would otherwise write a TTL already past, the counter would be swept mid-window and
+ * the count would restart from 0 (how 16 of 8 once passed). The code never relies on TTL.
+ */
+export const TTL_GRACE_SECONDS = 300;
 
 export function throttleClient(c: Config, endpoint = c.DYNAMODB_ENDPOINT): DynamoDBClient {
   return new DynamoDBClient({
@@ -41,7 +52,8 @@ async function sendOnce<T>(send: () => Promise<T>): Promise<T> {
   }
 }
 
-export function dynamoCounterStore({ client, tableName }: ThrottleStoreOptions): CounterStore {
+export function dynamoCounterStore({ client, tableName, wallClockMs = Date.now }: ThrottleStoreOptions): CounterStore {
+  const ttl = (expiresAt: number): string => String(Math.max(expiresAt, Math.ceil(wallClockMs() / 1000) + TTL_GRACE_SECONDS));
   return {
     async hitFixed(id: CounterId, windowStart: number, expiresAt: number): Promise<number> {
       const { pk } = throttleKeys.fixed(id.rule, id.subject, windowStart);
@@ -50,7 +62,7 @@ export function dynamoCounterStore({ client, tableName }: ThrottleStoreOptions):
           TableName: tableName,
           Key: { pk: { S: pk } },
           UpdateExpression: "ADD n :one SET expiresAt = :exp",
-          ExpressionAttributeValues: { ":one": { N: "1" }, ":exp": { N: String(expiresAt) } },
+          ExpressionAttributeValues: { ":one": { N: "1" }, ":exp": { N: ttl(expiresAt) } },
           ReturnValues: "UPDATED_NEW",
         }),
       ));
@@ -65,7 +77,7 @@ export function dynamoCounterStore({ client, tableName }: ThrottleStoreOptions):
           Key: { pk: { S: pk } },
           UpdateExpression: "ADD #cur :one SET expiresAt = :exp REMOVE #drop",
           ExpressionAttributeNames: { "#cur": throttleKeys.sliceAttribute(slice), "#drop": throttleKeys.sliceAttribute(drop) },
-          ExpressionAttributeValues: { ":one": { N: "1" }, ":exp": { N: String(expiresAt) } },
+          ExpressionAttributeValues: { ":one": { N: "1" }, ":exp": { N: ttl(expiresAt) } },
           ReturnValues: "ALL_NEW",
         }),
       ));

@@ -35,11 +35,18 @@ export function nextRetry(schedule: readonly number[], attempt: number, retryAft
   return { retry: true, delaySeconds: delay };
 }
 
-/** `Retry-After` as seconds: delta-seconds or an HTTP date; undefined when absent or unreadable. */
+/** An HTTP date names its month (IMF-fixdate, RFC 850 and asctime forms alike). */
+const HTTP_DATE = /\b(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)\b/i;
+
+/**
+ * `Retry-After` as seconds: delta-seconds or an HTTP date (a date already past is 0); undefined
+ * when absent or unreadable, such as a negative number (which Date.parse would read as a year).
+ */
 export function parseRetryAfter(value: string | undefined, nowMs: number): number | undefined {
   if (!value) return undefined;
   const v = value.trim();
   if (/^\d+$/.test(v)) return Number(v);
+  if (!HTTP_DATE.test(v)) return undefined;
   const at = Date.parse(v);
   return Number.isNaN(at) ? undefined : Math.max(0, Math.ceil((at - nowMs) / 1000));
 }

@@ -25,7 +25,14 @@ export interface SendResult {
   readonly durationMs: number;
   /** Seconds from a 429/503 `Retry-After`. */
   readonly retryAfterSeconds?: number;
+  /** The address guard refused the target: final, a retry would meet the same address. */
+  readonly blocked?: true;
 }
+
+/** The delivery log's error when the address guard refuses the target. */
+export const BLOCKED_ADDRESS = "blocked_address";
+
+const blocked = (durationMs: number): SendResult => ({ ok: false, status: null, error: BLOCKED_ADDRESS, durationMs, blocked: true });
 
 export class ForbiddenAddressError extends Error {
   readonly code = "EFORBIDDENADDRESS";
@@ -84,9 +91,7 @@ export async function postJson(url: string, body: string, headers: Record<string
   }
   // An IP literal is never looked up: check it here.
   const host = target.hostname.replace(/^\[|\]$/g, "");
-  if (!opts.allowPrivate && isIP(host) && isForbiddenAddress(host)) {
-    return { ok: false, status: null, error: new ForbiddenAddressError(host, host).message, durationMs: 0 };
-  }
+  if (!opts.allowPrivate && isIP(host) && isForbiddenAddress(host)) return blocked(0);
   const request = target.protocol === "https:" ? httpsRequest : httpRequest;
   const payload = Buffer.from(body, "utf8");
   return new Promise<SendResult>((resolve) => {
@@ -96,6 +101,10 @@ export async function postJson(url: string, body: string, headers: Record<string
       settled = true;
       clearTimeout(timer);
       resolve({ ...r, durationMs: elapsed() });
+    };
+    const fail = (err: Error) => {
+      if ((err as { code?: string }).code === "EFORBIDDENADDRESS") return finish(blocked(elapsed()));
+      finish({ ok: false, status: null, error: err.message || String(err) });
     };
     const req = request(
       target,
@@ -135,7 +144,7 @@ export async function postJson(url: string, body: string, headers: Record<string
       finish({ ok: false, status: null, error: `timeout after ${opts.timeoutMs} ms` });
       req.destroy();
     }, opts.timeoutMs);
-    req.on("error", (err: Error) => finish({ ok: false, status: null, error: err.message || String(err) }));
+    req.on("error", fail);
     req.end(payload);
   });
 }

@@ -32,11 +32,13 @@ for (const [net, prefix] of [
 for (const [net, prefix] of [
   ["::", 96], // unspecified, loopback (::1) and IPv4-compatible (::a.b.c.d, deprecated)
   ["::ffff:0:0", 96], // IPv4-mapped (would bypass the IPv4 rules)
+  ["::ffff:0:0:0", 96], // IPv4-translated (SIIT; embeds IPv4 likewise)
   ["64:ff9b::", 96], // NAT64 (embeds IPv4)
   ["64:ff9b:1::", 48], // local-use NAT64
   ["100::", 64], // discard-only
   ["2001::", 32], // Teredo
   ["2001:db8::", 32], // documentation
+  ["3fff::", 20], // documentation (2024)
   ["2002::", 16], // 6to4 (embeds IPv4)
   ["fc00::", 7], // unique-local, incl. fd00:ec2::254 (EC2 metadata over IPv6)
   ["fe80::", 10], // link-local
@@ -46,9 +48,21 @@ for (const [net, prefix] of [
   blockedV6.addSubnet(net, prefix, "ipv6");
 }
 
-/** True when a delivery must not be sent to this IP address (or the string is not an IP). */
+/** True when a delivery must not be sent to this IP address (or the string is not an IP). A zone (`%eth0`) is ignored. */
 export function isForbiddenAddress(ip: string): boolean {
-  const family = isIP(ip);
+  const bare = ip.replace(/%.*$/, "");
+  const family = isIP(bare);
   if (family === 0) return true;
-  return family === 6 ? blockedV6.check(ip, "ipv6") : blockedV4.check(ip, "ipv4");
+  return family === 6 ? blockedV6.check(bare, "ipv6") : blockedV4.check(bare, "ipv4");
+}
+
+/**
+ * True when a url's host is a literal forbidden address, in any notation: WHATWG URL parsing has
+ * already turned decimal, octal, hex and short IPv4 forms (`2130706433`, `0177.0.0.1`, `0x7f.1`,
+ * `127.1`) into dotted quads and IPv6 into its compressed form. A name (not an IP) is false: it
+ * is checked on the address it resolves to, at delivery.
+ */
+export function isForbiddenUrlHost(url: URL): boolean {
+  const host = url.hostname.replace(/^\[|\]$/g, ""); // WHATWG URL refuses a zone id (`%25eth0`)
+  return isIP(host) !== 0 && isForbiddenAddress(host);
 }

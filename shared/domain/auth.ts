@@ -2,7 +2,7 @@
  * API-key authentication: `api_access_token` -> Identity. Keys are looked up by SHA-256;
  * account routes also need a membership with a sufficient role (else 401).
  */
-import { ForbiddenAccount, ForbiddenAction, Unauthorized } from "./errors.ts";
+import { ForbiddenAccount, ForbiddenAction, NotFound, Unauthorized } from "./errors.ts";
 import { roleAllows, type Identity, type Role } from "./identity.ts";
 import { keyUserHint, sha256Hex } from "./secrets.ts";
 
@@ -31,6 +31,16 @@ export interface AccountAccess {
 
 const MAX_KEY_LENGTH = 200;
 
+/**
+ * A path id as the canonical decimal of a positive safe integer (`12`), else undefined: `012`,
+ * `1.0`, `1e1`, `+1`, ` 1` name no resource (404), whatever Number() would make of them.
+ */
+export function canonicalId(raw: string | undefined): number | undefined {
+  if (raw === undefined || !/^[1-9][0-9]{0,15}$/.test(raw)) return undefined;
+  const n = Number(raw);
+  return Number.isSafeInteger(n) ? n : undefined;
+}
+
 export async function authenticate(
   store: KeyLookup,
   token: string | undefined,
@@ -40,8 +50,9 @@ export async function authenticate(
   const presented = token?.trim();
   if (!presented || presented.length > MAX_KEY_LENGTH) throw new Unauthorized();
   const hash = sha256Hex(presented);
-  const accountId = access ? Number(access.accountId) : NaN;
-  const validAccount = Number.isSafeInteger(accountId) && accountId > 0;
+  const parsedAccount = access ? canonicalId(access.accountId) : undefined;
+  const validAccount = parsedAccount !== undefined;
+  const accountId = parsedAccount ?? NaN;
   // No cache: the key item is read (strongly consistent) on every request, so a revoked key
   // fails on the very next one. A key that names its user (`cv_u<id>_…`) is read together with
   // that user's membership: one round trip instead of two.
@@ -56,9 +67,10 @@ export async function authenticate(
     await touch;
     return { userId: key.userId, keyId: key.keyId };
   }
+  // A non-canonical `{account_id}` names no account: 404, as for any other path id.
   if (!validAccount) {
     await touch;
-    throw new ForbiddenAccount();
+    throw new NotFound();
   }
   // The name in the key only chose which membership to read along: the key item says whose key it is.
   const roleRead = hint === key.userId ? Promise.resolve(first.role) : store.findRole(accountId, key.userId);

@@ -233,7 +233,8 @@ export async function attemptDelivery(deps: AttemptDeps, msg: DeliveryMessage, r
     ? await deps.send(webhook.url, d.payload, signatureHeaders(webhook.secret, d.id, tsSec, d.payload))
     : { ok: false, status: null, error: "webhook deleted", durationMs: 0 };
   const after = deps.nowMs();
-  const retry = result.ok || !webhook || d.resend || attempt >= maxAttempts(deps.schedule)
+  // A refused address is final: the next attempt would meet the same guard.
+  const retry = result.ok || result.blocked || !webhook || d.resend || attempt >= maxAttempts(deps.schedule)
     ? ({ retry: false } as const)
     : nextRetry(deps.schedule, attempt, result.retryAfterSeconds);
   const dueAt = retry.retry ? after + retry.delaySeconds * 1000 : after;

@@ -5,6 +5,7 @@
 import { createHash } from "node:crypto";
 import type { EventName } from "../events/catalog.ts";
 import { newWebhookSecret } from "../delivery/signing.ts";
+import { isForbiddenUrlHost } from "../delivery/ssrf.ts";
 import { NotFound, ValidationError } from "./errors.ts";
 
 export type WebhookType = "account_type" | "inbox_type";
@@ -69,6 +70,20 @@ export function normalizeUrl(url: string): string {
 export const urlHash = (url: string): string => createHash("sha256").update(normalizeUrl(url)).digest("hex");
 
 const taken = () => ValidationError.field("url", "taken", "has already been taken");
+
+/** WEBHOOK_ALLOW_PRIVATE_NETWORK: lifts the address check (sandbox and tests only). */
+export interface UrlPolicy {
+  readonly allowPrivateNetwork: boolean;
+}
+
+/**
+ * A url whose host is a literal private, loopback, link-local, metadata or otherwise non-public
+ * address (in any notation) is refused when registered: no delivery could ever reach it.
+ */
+export function assertDeliverableUrl(url: string, policy: UrlPolicy): void {
+  if (policy.allowPrivateNetwork || !isForbiddenUrlHost(new URL(url.trim()))) return;
+  throw ValidationError.field("url", "forbidden_address", "is a private, loopback, link-local or reserved address");
+}
 const badInbox = () => ValidationError.field("inbox_id", "invalid", "is invalid");
 
 export function view(w: Webhook, inbox: InboxRef | null | undefined): WebhookView {
@@ -107,7 +122,9 @@ export async function createWebhook(
   accountId: number,
   input: WebhookInput & { url: string; subscriptions: readonly EventName[] },
   now: Date,
+  policy: UrlPolicy = { allowPrivateNetwork: false },
 ): Promise<WebhookView> {
+  assertDeliverableUrl(input.url, policy);
   const scope = await resolveScope(store, accountId, input.webhook_type, input.inbox_id);
   const id = await store.nextWebhookId(accountId);
   const ts = seconds(now);
@@ -150,7 +167,9 @@ export async function updateWebhook(
   webhookId: number,
   input: WebhookInput,
   now: Date,
+  policy: UrlPolicy = { allowPrivateNetwork: false },
 ): Promise<WebhookView> {
+  if (input.url !== undefined) assertDeliverableUrl(input.url, policy);
   const prev = await requireWebhook(store, accountId, webhookId);
   // Scope: an explicit type or inbox_id re-resolves it; otherwise it stays as it was.
   const scopeChanged = input.webhook_type !== undefined || input.inbox_id !== undefined;

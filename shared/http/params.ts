@@ -1,9 +1,9 @@
+import { canonicalId } from "../domain/auth.ts";
 import { NotFound } from "../domain/errors.ts";
 
-/** A positive integer path parameter; anything else is a resource that cannot exist (404). */
+/** A positive integer path parameter in canonical form; anything else is a resource that cannot exist (404). */
 export function idParam(params: Readonly<Record<string, string>>, name: string): number {
-  const raw = params[name];
-  const n = raw !== undefined && /^[1-9][0-9]{0,14}$/.test(raw) ? Number(raw) : NaN;
-  if (!Number.isSafeInteger(n)) throw new NotFound();
+  const n = canonicalId(params[name]);
+  if (n === undefined) throw new NotFound();
   return n;
 }

@@ -5,9 +5,11 @@
  */
 import { GetItemCommand, PutItemCommand } from "@aws-sdk/client-dynamodb";
 import { afterAll, describe, expect, it } from "vitest";
+import { ensureTable } from "../../infra/local/dynamo.ts";
+import { throttleTable } from "../../shared/db/table.ts";
 import { config } from "../../shared/config.ts";
 import { throttleKeys } from "../../shared/db/keys.ts";
-import { dynamoCounterStore, throttleClient } from "../../shared/db/throttle-store.ts";
+import { dynamoCounterStore, throttleClient, TTL_GRACE_SECONDS } from "../../shared/db/throttle-store.ts";
 import { RateLimited } from "../../shared/domain/errors.ts";
 import { decide, Limiter, type Outcome } from "../../shared/ratelimit/limiter.ts";
 import { buildRules, RULE_NAMES, type Rule } from "../../shared/ratelimit/rules.ts";
@@ -47,7 +49,7 @@ describe("exactly `limit` pass under concurrency", () => {
     await Promise.all(Array.from({ length: 25 }, () => one(rule, subj, 10)));
     const stored = await item(throttleKeys.fixed(rule.name, subj, T0 / 1000).pk);
     expect(stored?.["n"]?.N).toBe("25");
-    expect(Number(stored?.["expiresAt"]?.N)).toBe(T0 / 1000 + 60);
+    expect(Number(stored?.["expiresAt"]?.N)).toBeGreaterThanOrEqual(T0 / 1000 + 60);
   });
 
   it("evaluates several rules of one request together and denies on the one that is full", async () => {
@@ -61,6 +63,53 @@ describe("exactly `limit` pass under concurrency", () => {
     const decision = Promise.resolve().then(() => decide(denied, at(10)));
     await expect(decision).rejects.toBeInstanceOf(RateLimited);
     await expect(decision).rejects.toMatchObject({ info: { rule: "reports_user", limit: 2, windowSeconds: 60, retryAfterSeconds: 50 } });
+  });
+});
+
+describe("exactly `limit` per window with 200 concurrent callers straddling a window edge (injected clock)", () => {
+  /** Caller i arrives at edge - 0.1 s + i ms: 100 before the edge, 100 from it on, all at once. */
+  const straddle = (rule: Rule, subj: string, edge: number) =>
+    Promise.all(Array.from({ length: 200 }, (_, i) => one(rule, subj, edge - 0.1 + i / 1000).then((o) => ({ o, before: i < 100 }))));
+
+  it.each(["global", "checkout_link", "reports_user"] as const)("%s (fixed): exactly `limit` before the edge and `limit` after it", async (name) => {
+    const rule: Rule = { ...rules[name], limit: 10 };
+    const subj = subject();
+
+    const calls = await straddle(rule, subj, rule.windowSeconds);
+
+    expect(calls.filter((c) => c.before && allowed(c.o))).toHaveLength(10);
+    expect(calls.filter((c) => !c.before && allowed(c.o))).toHaveLength(10);
+    expect(calls.every((c) => c.o.failed.length === 0)).toBe(true);
+    const stored = await item(throttleKeys.fixed(rule.name, subj, T0 / 1000).pk);
+    expect(stored?.["n"]?.N).toBe("100");
+  });
+
+  it.each(["checkout_coupon", "login_ip"] as const)("%s (sliding): exactly `limit` in all, the edge opens nothing", async (name) => {
+    const rule = rules[name];
+    const subj = subject();
+
+    const calls = await straddle(rule, subj, rule.windowSeconds);
+
+    expect(calls.filter((c) => allowed(c.o))).toHaveLength(rule.limit);
+    expect(calls.every((c) => c.o.failed.length === 0)).toBe(true);
+  });
+});
+
+describe("the sliding window's slice-deletion bound", () => {
+  it("checkout_coupon (10 per 10 min): 10 requests at t=100 s keep a request at t=640 s and t=660 s out; t=720 s passes", async () => {
+    const rule = rules.checkout_coupon; // 60-s slices: t=100 is slice 1, counted through slice 11 (t < 720)
+    const subj = subject();
+    const pk = throttleKeys.sliding(rule.name, subj).pk;
+    const first = await Promise.all(Array.from({ length: 10 }, () => one(rule, subj, 100)));
+    expect(first.filter(allowed)).toHaveLength(10);
+
+    expect(allowed(await one(rule, subj, 640))).toBe(false);
+    expect(allowed(await one(rule, subj, 660))).toBe(false);
+    // Slice 1 is still stored after the slice-11 request removed what stopped counting.
+    expect((await item(pk))?.[throttleKeys.sliceAttribute(T0 / 1000 / 60 + 1)]?.N).toBe("10");
+    expect(allowed(await one(rule, subj, 719.999))).toBe(false);
+    expect(allowed(await one(rule, subj, 720))).toBe(true);
+    expect((await item(pk))?.[throttleKeys.sliceAttribute(T0 / 1000 / 60 + 1)]).toBeUndefined();
   });
 });
 
@@ -144,5 +193,50 @@ describe("sliding windows (login, password, coupon, prefill, subscribe)", () => 
     const stored = await item(pk);
     expect(stored?.[stale]).toBeUndefined();
     expect(stored?.[throttleKeys.sliceAttribute(T0 / 1000 / 180)]?.N).toBe("1");
+  });
+});
+
+describe("a counter is never swept while its window is counted, whatever clock the limiter is given", () => {
+  // DynamoDB Local's TTL sweeper deletes an item within seconds of its expiresAt; a limiter
+  // handed a clock behind the wall clock (an injected test clock, a drifting container) wrote
+  // a TTL already past, the sweeper deleted the counter mid-window and the count restarted.
+  it("writes a TTL at least TTL_GRACE_SECONDS past the wall clock", async () => {
+    const rule: Rule = { ...rules.checkout_link, limit: 3 };
+    const subj = subject();
+    const wall = Math.floor(Date.now() / 1000);
+
+    await one(rule, subj, 10);
+
+    const stored = await item(throttleKeys.fixed(rule.name, subj, T0 / 1000).pk);
+    expect(Number(stored?.["expiresAt"]?.N)).toBeGreaterThanOrEqual(wall + TTL_GRACE_SECONDS);
+    expect(Number(stored?.["expiresAt"]?.N)).toBeLessThanOrEqual(Math.ceil(Date.now() / 1000) + TTL_GRACE_SECONDS);
+  });
+
+  it("keeps the window's end when it is later (the wall clock = the limiter's clock, as in production)", async () => {
+    const live = new Limiter(dynamoCounterStore({ client, tableName: table, wallClockMs: () => T0 }));
+    const [fixed, sliding] = [rules.upload, rules.password_ip]; // 1 h fixed; 30 min sliding in 180-s slices
+    const [a, b, c] = [subject(), subject(), subject()];
+
+    await live.evaluate([{ rule: fixed, subject: a }, { rule: sliding, subject: b }, { rule: rules.global, subject: c }], T0);
+
+    expect((await item(throttleKeys.fixed(fixed.name, a, T0 / 1000).pk))?.["expiresAt"]?.N).toBe(String(T0 / 1000 + 3600));
+    expect((await item(throttleKeys.sliding(sliding.name, b).pk))?.["expiresAt"]?.N).toBe(String(T0 / 1000 + 11 * 180));
+    expect((await item(throttleKeys.fixed("global", c, T0 / 1000).pk))?.["expiresAt"]?.N).toBe(String(T0 / 1000 + TTL_GRACE_SECONDS));
+  });
+
+  it("on a table with TTL on: exactly 8 of 40 requests spread over 4 s pass (a 2026-01-01 window)", async () => {
+    const ttlTable = `${table}-ttl`;
+    await ensureTable(client, ttlTable, throttleTable); // TTL on, as in production
+    const onTtl = new Limiter(dynamoCounterStore({ client, tableName: ttlTable }));
+    const rule: Rule = { ...rules.checkout_link, limit: 8 };
+    const subj = subject();
+
+    const outcomes: Outcome[] = [];
+    for (let i = 0; i < 40; i++) {
+      outcomes.push(await onTtl.evaluate([{ rule, subject: subj }], at(10)));
+      await new Promise((r) => setTimeout(r, 100));
+    }
+
+    expect(outcomes.filter(allowed)).toHaveLength(8);
   });
 });

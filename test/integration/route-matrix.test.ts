@@ -44,10 +44,39 @@ describe("tenant isolation on every account route", () => {
     expect(res.json).toEqual({ error: "You are not authorized to access this account", code: "forbidden_account" });
   });
 
-  it.each(accountRoutes.map((r) => [r.id, r] as const))("%s: a non-numeric account id -> 401 forbidden_account", async (_id, route) => {
-    const res = await invoke(route, { params: { account_id: "abc" }, key: a.adminKey, body: {} });
-    expect(res.status).toBe(401);
-    expect(res.json.code).toBe("forbidden_account");
+});
+
+describe("path ids must be canonical integers", () => {
+  const NON_CANONICAL = ["abc", "01", "1.0", "1e0", "+1", "0x1", "0"];
+  const forms = (id: number) => NON_CANONICAL.map((f) => (f === "abc" || f === "0" || f === "0x1" ? f : f.replace("1", String(id))));
+
+  it.each(accountRoutes.map((r) => [r.id, r] as const))("%s: a non-canonical account id (01, 1.0, 1e0, +1, ...) -> 404 not_found", async (_id, route) => {
+    for (const account_id of forms(a.accountId)) {
+      const res = await invoke(route, { params: { account_id }, key: a.adminKey, body: {} });
+
+      expect(res.status, account_id).toBe(404);
+      expect(res.json).toEqual({ error: "Resource could not be found", code: "not_found" });
+    }
+  });
+});
+
+describe("list paging on every list route", () => {
+  const listRoutes: Route[] = routes.filter((r) => r.method === "GET" && /\.(list|search|deliveries)$/.test(r.id));
+  const params = (r: Route) => Object.fromEntries(pathParams(r.path).map((p) => [p, p === "account_id" ? a.accountId : 1]));
+
+  it("the table has list routes, among them the inbox and webhook lists", () => {
+    expect(listRoutes.map((r) => r.id)).toEqual(expect.arrayContaining(["inboxes.list", "webhooks.list", "contacts.list", "webhooks.deliveries"]));
+  });
+
+  it.each(listRoutes.map((r) => [r.id, r] as const))("%s: a non-integer per -> 422 on per; an out-of-range one is clamped, not refused", async (_id, route) => {
+    const key = route.role === "administrator" || !route.role ? a.adminKey : a.agentKey;
+    for (const per of ["abc", "1.5", "1e1", "", " 5"]) {
+      const res = await invoke(route, { params: params(route), key, query: { q: "x", per } });
+
+      expect(res.status, per).toBe(422);
+      expect(res.json.attributes, per).toEqual(["per"]);
+    }
+    for (const per of ["0", "1000", "-3"]) expect((await invoke(route, { params: params(route), key, query: { q: "x", per } })).status, per).not.toBe(422);
   });
 });
 

@@ -221,4 +221,26 @@ describe("delivery worker and log", () => {
     expect(bad.status).toBe(422);
     expect(bad.json.attributes).toEqual(["per"]);
   });
+
+  it("a delivery the address guard refuses fails at once: failed, blocked_address, no retry scheduled, nothing sent", async () => {
+    rx.behaviour = () => ({ status: 200 });
+    // Registered by name (a name is checked on the address it resolves to, at delivery).
+    const h = await hook({ url: `${rx.url.replace("127.0.0.1", "localhost")}?blocked`, subscriptions: ["inbox_updated"] });
+    await fanout(sqsEvent([{ id: "b1", body: queued(inboxEvent(inboxId, "inbox_updated"), "env-b1") }]));
+    const records = asRecords(await drain()); // also the earlier hook's delivery of this event
+    const posts = rx.received.length;
+    Object.assign(process.env, { WEBHOOK_ALLOW_PRIVATE_NETWORK: "false" });
+    resetConfig();
+    try {
+      await deliver(sqsEvent(records));
+    } finally {
+      Object.assign(process.env, { WEBHOOK_ALLOW_PRIVATE_NETWORK: "true" });
+      resetConfig();
+    }
+
+    const d = (await invoke("webhooks.deliveries", { params: { account_id: a.accountId, webhook_id: h.id }, key: a.adminKey })).json.payload[0];
+    expect(d).toMatchObject({ status: "failed", attempts: 1, response_status: null, error: "blocked_address", next_attempt_at: null });
+    expect(d.attempt_log).toHaveLength(1);
+    expect(rx.received.length).toBe(posts);
+  });
 });

@@ -1,5 +1,6 @@
 import { QueryCommand } from "@aws-sdk/lib-dynamodb";
 import { beforeAll, describe, expect, it } from "vitest";
+import { resetConfig } from "../../shared/config.ts";
 import { db, mainTableName } from "../../shared/db/client.ts";
 import { invoke } from "../support/api.ts";
 import { makeAccount, type AccountFixture } from "../support/fixtures.ts";
@@ -147,5 +148,41 @@ describe("webhook API", () => {
     const res = await invoke("webhooks.list", { params: { account_id: a.accountId }, key: a.agentKey });
     expect(res.status).toBe(401);
     expect(res.json.code).toBe("forbidden_action");
+  });
+});
+
+describe("a url whose host is a literal non-public address is refused at registration", () => {
+  const LITERALS = [
+    "http://127.0.0.1/hook", "http://2130706433/", "http://0177.0.0.1/", "http://0x7f.1/", "http://127.1/", "http://0/",
+    "http://10.1.2.3:8080/", "http://169.254.169.254/latest/meta-data", "http://0xa9fea9fe/", "http://[::1]/", "http://[::]/",
+    "http://[::ffff:127.0.0.1]/", "http://[::ffff:0:127.0.0.1]/", "http://[64:ff9b::10.0.0.1]/", "http://[fd00:ec2::254]/",
+    "http://[fe80::1]/", "http://[fe80::1%25eth0]/", "https://192.168.0.10./x",
+  ];
+  const update = (id: number, body: unknown) => invoke("webhooks.update", { params: { account_id: a.accountId, webhook_id: id }, key: a.adminKey, body });
+  let n = 0;
+
+  it.each(LITERALS)("create and update with %s -> 422 on url", async (url) => {
+    const existing = (await create(a, { url: `https://literal-${++n}.example.com/`, subscriptions: ["message_created"] })).json.payload.webhook.id as number;
+
+    const created = await create(a, { url, subscriptions: ["message_created"] });
+    const updated = await update(existing, { url });
+
+    for (const res of [created, updated]) {
+      expect(res.status).toBe(422);
+      expect(res.json.attributes).toEqual(["url"]);
+    }
+  });
+
+  it("WEBHOOK_ALLOW_PRIVATE_NETWORK=true lifts it (local use)", async () => {
+    Object.assign(process.env, { WEBHOOK_ALLOW_PRIVATE_NETWORK: "true" });
+    resetConfig();
+    try {
+      const res = await create(a, { url: "http://[::ffff:0:127.0.0.1]:9/private", subscriptions: ["message_created"] });
+
+      expect(res.status).toBe(200);
+    } finally {
+      Object.assign(process.env, { WEBHOOK_ALLOW_PRIVATE_NETWORK: "false" });
+      resetConfig();
+    }
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { authenticate, type KeyLookup } from "../../shared/domain/auth.ts";
-import { ForbiddenAccount, ForbiddenAction, Unauthorized } from "../../shared/domain/errors.ts";
+import { ForbiddenAccount, ForbiddenAction, NotFound, Unauthorized } from "../../shared/domain/errors.ts";
 import { keyUserHint, newApiKey, randomToken, sha256Hex } from "../../shared/domain/secrets.ts";
 import type { Role } from "../../shared/domain/identity.ts";
 
@@ -42,9 +42,10 @@ describe("authenticate", () => {
     for (const t of [undefined, "", "   ", "cv_nope", "x".repeat(500)]) await expect(authenticate(s, t)).rejects.toBeInstanceOf(Unauthorized);
   });
 
-  it("rejects a foreign or malformed account id", async () => {
-    for (const id of ["11", "abc", "0", "-10", "10.5", undefined]) {
-      await expect(authenticate(s, admin, { accountId: id, needed: "agent" })).rejects.toBeInstanceOf(ForbiddenAccount);
+  it("rejects a foreign account id (401) and a non-canonical one (404: it names no account)", async () => {
+    await expect(authenticate(s, admin, { accountId: "11", needed: "agent" })).rejects.toBeInstanceOf(ForbiddenAccount);
+    for (const id of ["abc", "0", "-10", "10.5", "10.0", "010", "1e1", "+10", " 10", "10 ", "0x0a", "", "99999999999999999", undefined]) {
+      await expect(authenticate(s, admin, { accountId: id, needed: "agent" }), String(id)).rejects.toBeInstanceOf(NotFound);
     }
   });
 

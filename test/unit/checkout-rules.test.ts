@@ -18,6 +18,10 @@ describe("CNPJ", () => {
     "12.ABC.345/01DE-35",
     "12ABC34501DE35",
     "12abc34501de35",
+    "11222333000009", // second check digit 9 (remainder 2)
+    "11.222.333/0006-96", // first check digit 9
+    "11222333000D39", // alphanumeric, second check digit 9
+    "11222333000F09", // a remainder below 2 gives 0
     "A1.B2C.3D4/E5F6-00".replace(/-00$/, `-${checkDigitsOf("A1B2C3D4E5F6")}`),
   ])("valid: %s", (v) => {
     expect(isValidCnpj(v)).toBe(true);
@@ -30,6 +34,12 @@ describe("CNPJ", () => {
     ["letters in the check digits", "12.ABC.345/01DE-3A"],
     ["too short", "1122233300018"],
     ["too long", "112223330001811"],
+    ["16 characters (a valid one with two more digits)", "1122233300018100"],
+    ["16 characters ending in the check digits of its first 12", "1122233300018181"],
+    ["16 characters, formatted", "11.222.333/0001-8100"],
+    ["check digit 9 expected, 0 given", "11222333000000"],
+    ["check digit 9 expected, 8 given", "11222333000008"],
+    ["first check digit 9 expected, 8 given", "11222333000686"],
     ["all equal digits (check digits would pass)", "00000000000000"],
     ["all equal digits", "11.111.111/1111-11"],
     ["other separators", "11 222 333 0001 81"],

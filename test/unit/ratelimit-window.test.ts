@@ -90,3 +90,26 @@ describe("sliding windows", () => {
     expect(hit(200 + retry)).toBe(true);
   });
 });
+
+describe("sliding edges (mutation-tested)", () => {
+  const spec: SlidingSpec = { windowSeconds: 600, slices: 10 }; // 60-s slices
+  const c = 100; // current slice
+
+  it("reopens exactly when the slice that keeps it full leaves the count, or after the span", () => {
+    // One slice before the current one holds 5; the current one 3: full (limit 5) until slice c-1 leaves at c+10.
+    expect(slidingReopensAt(new Map([[c - 1, 5], [c, 3]]), c, spec, 5)).toBe((c + spec.slices) * 60);
+    // The current slice alone is full: nothing reopens before it leaves, one slice after the span.
+    expect(slidingReopensAt(new Map([[c, 5]]), c, spec, 5)).toBe((c + spec.slices + 1) * 60);
+    expect(slidingReopensAt(new Map([[c, 9]]), c, spec, 5)).toBe((c + spec.slices + 1) * 60);
+  });
+
+  it("resets when the oldest counted slice holding requests leaves; empty, older and later slices do not count", () => {
+    const from = c - spec.slices;
+    expect(slidingResetAt(new Map([[from, 2], [c, 1]]), c, spec)).toBe((from + spec.slices + 1) * 60);
+    expect(slidingResetAt(new Map([[from - 1, 7], [from + 1, 2]]), c, spec)).toBe((from + 1 + spec.slices + 1) * 60);
+    expect(slidingResetAt(new Map([[from, 0], [from + 3, 1]]), c, spec)).toBe((from + 3 + spec.slices + 1) * 60);
+    expect(slidingResetAt(new Map([[c + 2, 4]]), c, spec)).toBe((c + spec.slices + 1) * 60);
+    expect(slidingResetAt(new Map([[c - 2, 1], [c - 5, 1]]), c, spec)).toBe((c - 5 + spec.slices + 1) * 60);
+    expect(slidingResetAt(new Map(), c, spec)).toBe((c + spec.slices + 1) * 60);
+  });
+});

@@ -1,4 +1,5 @@
 import * as z from "zod/mini";
+import { attributeMap } from "./attributes.ts";
 import { pagingShape } from "./paging.ts";
 import { lazy } from "../../lazy.ts";
 import { named, pageMetaView, reply, unixTime } from "./common.ts";
@@ -15,8 +16,8 @@ const contactFields = {
   email: z.optional(z.nullable(email)),
   phone_number: z.optional(z.nullable(phone)),
   identifier: z.optional(z.nullable(identifier)),
-  custom_attributes: z.optional(attrs),
-  additional_attributes: z.optional(attrs),
+  custom_attributes: z.optional(attributeMap()),
+  additional_attributes: z.optional(attributeMap()),
 };
 
 export const createContactBody = lazy(() => z.object({ name, ...contactFields }));

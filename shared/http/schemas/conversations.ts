@@ -1,5 +1,6 @@
 import * as z from "zod/mini";
 import { PRIORITIES, STATUSES } from "../../domain/conversations/model.ts";
+import { attributeMap } from "./attributes.ts";
 import { pagingShape, queryInt } from "./paging.ts";
 import { contactRefView } from "./contacts.ts";
 import { lazy } from "../../lazy.ts";
@@ -15,15 +16,15 @@ export const createConversationBody = lazy(() => z.object({
   status: z.optional(z.enum(STATUSES)),
   assignee_id: z.optional(z.nullable(id)),
   priority: z.optional(z.nullable(z.enum(PRIORITIES))),
-  custom_attributes: z.optional(attrs),
-  additional_attributes: z.optional(attrs),
+  custom_attributes: z.optional(attributeMap()),
+  additional_attributes: z.optional(attributeMap()),
   message: z.optional(z.object({ content: content.check(z.minLength(1)), private: z.optional(z.boolean()) })),
 }));
 
 export const updateConversationBody = lazy(() => z.object({
   priority: z.optional(z.nullable(z.enum(PRIORITIES))),
-  custom_attributes: z.optional(attrs),
-  additional_attributes: z.optional(attrs),
+  custom_attributes: z.optional(attributeMap()),
+  additional_attributes: z.optional(attributeMap()),
 }));
 
 export const listConversationsQuery = lazy(() => z.object({
@@ -54,14 +55,14 @@ export const createMessageBody = lazy(() => z.object({
   content: z.optional(content),
   message_type: z.optional(z.enum(["outgoing", "incoming"])),
   private: z.optional(z.boolean()),
-  content_attributes: z.optional(attrs),
+  content_attributes: z.optional(attributeMap()),
   attachment_ids: z.optional(z.array(id).check(z.maxLength(10))),
   source_id: z.optional(z.string().check(z.maxLength(255))),
 }));
 
 export const updateMessageBody = lazy(() => z.object({
   content: z.optional(content),
-  content_attributes: z.optional(attrs),
+  content_attributes: z.optional(attributeMap()),
 }));
 
 export const transcriptQuery = lazy(() => z.object({ format: z._default(z.enum(["json", "text"]), "json") }));

@@ -1,5 +1,6 @@
 import * as z from "zod/mini";
 import { AVG_METRICS, COUNT_METRICS } from "../../domain/reports.ts";
+import { attributeMap } from "./attributes.ts";
 import { queryInt } from "./paging.ts";
 import { lazy } from "../../lazy.ts";
 import { reply, unixTime, type ReplySpec } from "./common.ts";
@@ -8,7 +9,7 @@ export const widgetQuery = lazy(() => z.object({ website_token: z.string().check
 
 export const widgetEventBody = lazy(() => z.object({
   name: z.literal("webwidget.triggered"),
-  event_info: z.optional(z.record(z.string(), z.unknown())),
+  event_info: z.optional(attributeMap()),
   contact_identifier: z.optional(z.string().check(z.minLength(1), z.maxLength(255))),
 }));
 
