@@ -58,7 +58,7 @@ export const budgets: Readonly<Record<string, CallBudget>> = {
   "messages.update": b(7),
   // Upload, reports, widget
   "upload.create": b(5, 0, 1),
-  "reports.show": b(5),
+  "reports.show": b(8),
   "widget.events": b(8),
   // Authentication and API keys
   "auth.sign_in": b(8),
