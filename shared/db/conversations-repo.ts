@@ -2,6 +2,7 @@
  * Conversations, messages, the conversations/meta counter items and the per-day report counters.
  * A change and all its counters and outbox items go in ONE TransactWriteItems.
  */
+import { randomInt } from "node:crypto";
 import type { Attachment, Conversation, ConversationStore, CounterDelta, Effects, Message, MetaCounts, Status, User } from "../domain/conversations/model.ts";
 import { STATUSES } from "../domain/conversations/model.ts";
 import type { ReportIncrement } from "../domain/reports.ts";
@@ -11,7 +12,7 @@ import { mainTableName } from "./client.ts";
 import { contactsRepo } from "./contacts-repo.ts";
 import { inboxesRepo } from "./inboxes-repo.ts";
 import { getItem, guardConcurrent, newRev, nextAccountScopedId, remember, strip, transact, unchangedSince, type TransactItem } from "./items.ts";
-import { keys, pad } from "./keys.ts";
+import { keys, pad, REPORT_SHARDS } from "./keys.ts";
 import { batchGet, prefixRange, queryAll, readRange } from "./query.ts";
 import type { QueryCommandInput } from "@aws-sdk/lib-dynamodb";
 
@@ -67,9 +68,11 @@ function addItem(key: { pk: string; sk: string }, adds: [string, number][]): Tra
 
 function reportItems(accountId: number, increments: readonly ReportIncrement[]): TransactItem[] {
   const byKey = new Map<string, { key: { pk: string; sk: string }; add: Map<string, number> }>();
+  // Any shard will do: the read sums them (a busy account's writes spread over REPORT_SHARDS partitions).
+  const shard = randomInt(REPORT_SHARDS);
   for (const inc of increments) {
     for (const scope of ["account", `inbox#${inc.inboxId}`]) {
-      const key = keys.reportDay(accountId, scope, inc.day);
+      const key = keys.reportDay(accountId, scope, inc.day, shard);
       const k = `${key.pk}|${key.sk}`;
       const entry = byKey.get(k) ?? { key, add: new Map<string, number>() };
       for (const [f, by] of Object.entries(inc.fields)) if (by) entry.add.set(f, (entry.add.get(f) ?? 0) + by);

@@ -5,6 +5,10 @@
 
 export const pad = (n: number): string => n.toString().padStart(10, "0");
 
+/** Write shards of each report partition (docs/scale.md: a busy account's messages all add to one day item). */
+export const REPORT_SHARDS = 4;
+const reportPk = (accountId: number, scope: string, shard: number) => `ACCOUNT#${accountId}#REPORT#${scope}${shard ? `#S${shard}` : ""}`;
+
 export const keys = {
   /** Global counters (account and user ids). */
   globalCounter: (name: string) => ({ pk: "GLOBAL", sk: `COUNTER#${name}` }),
@@ -60,9 +64,13 @@ export const keys = {
   message: (accountId: number, conversationId: number, messageId: number) => ({ pk: `ACCOUNT#${accountId}#CONV#${pad(conversationId)}`, sk: `MSG#${pad(messageId)}` }),
   messagePrefix: (accountId: number, conversationId: number) => ({ pk: `ACCOUNT#${accountId}#CONV#${pad(conversationId)}`, skPrefix: "MSG#" }),
 
-  /** Per-day report counters; scope = "account" or "inbox#<id>"; day = YYYY-MM-DD (UTC). */
-  reportDay: (accountId: number, scope: string, day: string) => ({ pk: `ACCOUNT#${accountId}#REPORT#${scope}`, sk: `DAY#${day}` }),
-  reportPartition: (accountId: number, scope: string) => ({ pk: `ACCOUNT#${accountId}#REPORT#${scope}` }),
+  /**
+   * Per-day report counters; scope = "account" or "inbox#<id>"; day = YYYY-MM-DD (UTC). Written in
+   * REPORT_SHARDS partitions (every message of a busy account adds to its day item): shard 0 is the
+   * unsuffixed partition, shard k > 0 ends in `#S<k>`; a day's value is the sum over the shards.
+   */
+  reportDay: (accountId: number, scope: string, day: string, shard = 0) => ({ pk: reportPk(accountId, scope, shard), sk: `DAY#${day}` }),
+  reportPartition: (accountId: number, scope: string, shard = 0) => ({ pk: reportPk(accountId, scope, shard) }),
 
   upload: (accountId: number, blobId: number) => ({ pk: `ACCOUNT#${accountId}`, sk: `UPLOAD#${pad(blobId)}` }),
   // Webhooks

@@ -116,3 +116,9 @@ export function throttleStore(): CounterStore {
   current = { settings, client, store: dynamoCounterStore({ client, tableName: c.THROTTLE_TABLE_NAME }) };
   return current.store;
 }
+
+/** The client behind throttleStore() (the tests count its calls). */
+export function throttleStoreClient(): DynamoDBClient {
+  throttleStore();
+  return current!.client;
+}
