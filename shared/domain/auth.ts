@@ -40,7 +40,8 @@ export async function authenticate(
   const presented = token?.trim();
   if (!presented || presented.length > MAX_KEY_LENGTH) throw new Unauthorized();
   const hash = sha256Hex(presented);
-  const accountId = access ? Number(access.accountId) : NaN;
+  // Canonical digits only: `01`, `1.0`, `1e0` name no account.
+  const accountId = access?.accountId !== undefined && /^[1-9][0-9]{0,14}$/.test(access.accountId) ? Number(access.accountId) : NaN;
   const validAccount = Number.isSafeInteger(accountId) && accountId > 0;
   // No cache: the key item is read (strongly consistent) on every request, so a revoked key
   // fails on the very next one. A key that names its user (`cv_u<id>_…`) is read together with

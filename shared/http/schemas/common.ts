@@ -38,6 +38,16 @@ export interface ReplySpec {
 export const reply = (schema: () => z.ZodMiniType, description: string, status = 200): ReplySpec => ({ status, schema: lazy(schema), description });
 export const emptyReply = (description: string, status = 200): ReplySpec => ({ status, description });
 
+/**
+ * An integer body field: a JSON number or, as Rails casts it for Chatwoot clients, a string of
+ * digits (`"inbox_id":"12"`); an integer within the safe range and [min, max] either way.
+ */
+export const intField = (min = 1, max = Number.MAX_SAFE_INTEGER) =>
+  z.pipe(
+    z.pipe(z.union([z.number(), z.string().check(z.regex(/^\d{1,16}$/))]), z.transform((v) => Number(v))),
+    z.number().check(z.int(), z.minimum(min), z.maximum(max)),
+  );
+
 /** Unix seconds. */
 export const unixTime = z.int();
 export const attrs = z.record(z.string(), z.unknown());

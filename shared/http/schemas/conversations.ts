@@ -3,9 +3,9 @@ import { PRIORITIES, STATUSES } from "../../domain/conversations/model.ts";
 import { pagingShape, queryInt } from "./paging.ts";
 import { contactRefView } from "./contacts.ts";
 import { lazy } from "../../lazy.ts";
-import { named, pageMetaView, reply, unixTime, type ReplySpec } from "./common.ts";
+import { intField, named, pageMetaView, reply, unixTime, type ReplySpec } from "./common.ts";
 
-const id = z.number().check(z.int(), z.positive());
+const id = intField();
 const attrs = z.record(z.string(), z.unknown());
 const content = z.string().check(z.maxLength(150_000));
 
@@ -18,6 +18,10 @@ export const createConversationBody = lazy(() => z.object({
   custom_attributes: z.optional(attrs),
   additional_attributes: z.optional(attrs),
   message: z.optional(z.object({ content: content.check(z.minLength(1)), private: z.optional(z.boolean()) })),
+  // Chatwoot's create form also carries these; accepted (a contact's source id, a team: none here).
+  source_id: z.optional(z.nullable(z.string().check(z.maxLength(255)))),
+  team_id: z.optional(z.nullable(intField())),
+  contact_inbox_id: z.optional(z.nullable(intField())),
 }));
 
 export const updateConversationBody = lazy(() => z.object({
@@ -40,7 +44,7 @@ export const metaQuery = lazy(() => z.object({
 
 export const toggleStatusBody = lazy(() => z.object({
   status: z.optional(z.enum(STATUSES)),
-  snoozed_until: z.optional(z.number().check(z.int(), z.positive())),
+  snoozed_until: z.optional(intField()),
 }));
 
 export const typingBody = lazy(() => z.object({
@@ -81,7 +85,15 @@ export const senderView = named(
   }),
 );
 
-export const userRefView = named("UserRef", () => z.looseObject({ id: z.int(), name: z.string(), email: z.string(), type: z.literal("user") }));
+export const userRefView = named("UserRef", () => z.looseObject({
+  id: z.int(),
+  name: z.string(),
+  available_name: z.string(),
+  email: z.string(),
+  type: z.literal("user"),
+  confirmed: z.boolean(),
+  account_id: z.optional(z.int()),
+}));
 
 const attachmentView = lazy(() => z.looseObject({
   id: z.int(),
@@ -144,7 +156,7 @@ export const conversationView = named(
     muted: z.boolean(),
     can_reply: z.boolean(),
     labels: z.array(z.string()),
-    meta: z.looseObject({ sender: z.nullable(contactRefView()), assignee: z.nullable(userRefView()) }),
+    meta: z.looseObject({ sender: z.nullable(contactRefView()), assignee: z.optional(userRefView()) }),
     messages: z.array(messageView()),
   }),
   "V of API.md: the conversation with its contact (meta.sender), assignee and last message.",
@@ -159,7 +171,10 @@ export const conversationListReply = reply(
 );
 export const conversationsMetaReply = reply(() => z.looseObject({ meta: z.looseObject(metaCounts) }), "The counters of the filter");
 export const toggleStatusReply = reply(
-  () => z.looseObject({ payload: z.looseObject({ success: z.literal(true), current_status: z.enum(STATUSES), conversation_id: z.int() }) }),
+  () => z.looseObject({
+    meta: z.looseObject({}),
+    payload: z.looseObject({ success: z.literal(true), current_status: z.enum(STATUSES), conversation_id: z.int(), snoozed_until: z.nullable(unixTime) }),
+  }),
   "The new status",
 );
 export const typingReply = reply(() => z.looseObject({ success: z.literal(true) }), "The typing event is emitted");
