@@ -43,8 +43,10 @@ export const MAIL_SENDING_FUNCTION = "auth-password-request";
 /** Every upload's object key starts with this (shared/domain/uploads.ts: accounts/<id>/uploads/...). */
 export const UPLOADS_PREFIX = "accounts/";
 
-/** Functions granted the uploads bucket. */
-export const UPLOAD_FUNCTIONS = ["upload-create"] as const;
+/** Functions granted the uploads bucket (put, and get for the signed URLs they hand out). */
+export const UPLOAD_FUNCTIONS = ["upload-create", "messages-create", "messages-update"] as const;
+/** Functions that only sign data_url of message files (get). */
+export const UPLOAD_READERS = ["messages-list", "conversations-transcript"] as const;
 
 /** Variables the stack sets itself, or Lambda reserves: never taken from context. */
 const NOT_FROM_CONTEXT: Partial<Record<keyof Config, string>> = {
@@ -199,6 +201,12 @@ export class ConversaStack extends Stack {
       fn.addToRolePolicy(
         new PolicyStatement({ actions: ["s3:PutObject", "s3:GetObject"], resources: [this.uploadsBucket.arnForObjects(`${UPLOADS_PREFIX}*`)] }),
       );
+      fn.addEnvironment("UPLOADS_BUCKET", this.uploadsBucket.bucketName);
+    }
+    for (const name of UPLOAD_READERS) {
+      const fn = this.functions.get(name);
+      if (!fn) continue;
+      fn.addToRolePolicy(new PolicyStatement({ actions: ["s3:GetObject"], resources: [this.uploadsBucket.arnForObjects(`${UPLOADS_PREFIX}*`)] }));
       fn.addEnvironment("UPLOADS_BUCKET", this.uploadsBucket.bucketName);
     }
 

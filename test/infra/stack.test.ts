@@ -373,14 +373,19 @@ describe("uploads bucket (issue 4)", () => {
     }
   });
 
-  it("is granted only to the upload function, which gets its name", () => {
+  it("is granted only to the functions that write or sign message files, which get its name", () => {
     const t = template("production");
     const bucketId = Object.keys(ofType(t, "AWS::S3::Bucket")).find((id) => id.startsWith("UploadsBucket"));
     const fns = ofType(t, "AWS::Lambda::Function");
     const granted = Object.entries(fns).filter(([id]) => actionsOn(t, id, bucketId!).size > 0);
-    expect(granted.map(([, f]) => f.Properties.Description)).toEqual(["Conversa production: functions/upload-create.ts"]);
-    const vars = (granted[0]![1].Properties.Environment as { Variables: Record<string, unknown> }).Variables;
-    expect(refId(vars.UPLOADS_BUCKET)).toBe(bucketId);
-    expect([...actionsOn(t, granted[0]![0], bucketId!)].sort()).toEqual(["s3:GetObject", "s3:PutObject"]);
+    const byFile = new Map(granted.map(([id, f]) => [String(f.Properties.Description).replace("Conversa production: functions/", "").replace(/\.ts$/, ""), id]));
+    expect([...byFile.keys()].sort()).toEqual(["conversations-transcript", "messages-create", "messages-list", "messages-update", "upload-create"]);
+    for (const [file, id] of byFile) {
+      const vars = (fns[id]!.Properties.Environment as { Variables: Record<string, unknown> }).Variables;
+      expect(refId(vars.UPLOADS_BUCKET), file).toBe(bucketId);
+      const writes = ["upload-create", "messages-create", "messages-update"].includes(file);
+      expect([...actionsOn(t, id, bucketId!)].sort(), file).toEqual(writes ? ["s3:GetObject", "s3:PutObject"] : ["s3:GetObject"]);
+    }
   });
+
 });

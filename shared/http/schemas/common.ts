@@ -48,6 +48,27 @@ export const intField = (min = 1, max = Number.MAX_SAFE_INTEGER) =>
     z.number().check(z.int(), z.minimum(min), z.maximum(max)),
   );
 
+/** A boolean body field: true/false or, from a form, "true"/"false"/"1"/"0" (Rails' casting). */
+export const boolField = () =>
+  z.pipe(z.union([z.boolean(), z.enum(["true", "false", "1", "0"])]), z.transform((v) => v === true || v === "true" || v === "1"));
+
+/** An attribute map: an object or, from a form, the JSON text of one. */
+export const attrsField = () =>
+  z.pipe(
+    z.union([z.record(z.string(), z.unknown()), z.string()]),
+    z.transform((v, ctx): Record<string, unknown> => {
+      if (typeof v !== "string") return v;
+      try {
+        const parsed: unknown = JSON.parse(v);
+        if (parsed && typeof parsed === "object" && !Array.isArray(parsed)) return parsed as Record<string, unknown>;
+      } catch {
+        // reported below
+      }
+      ctx.issues.push({ code: "custom", message: "is not a JSON object", input: v, params: { code: "invalid" } });
+      return z.NEVER;
+    }),
+  );
+
 /** Unix seconds. */
 export const unixTime = z.int();
 export const attrs = z.record(z.string(), z.unknown());

@@ -3,7 +3,7 @@ import { PRIORITIES, STATUSES } from "../../domain/conversations/model.ts";
 import { pagingShape, queryInt } from "./paging.ts";
 import { contactRefView } from "./contacts.ts";
 import { lazy } from "../../lazy.ts";
-import { intField, named, pageMetaView, reply, unixTime, type ReplySpec } from "./common.ts";
+import { attrsField, boolField, intField, named, pageMetaView, reply, unixTime, type ReplySpec } from "./common.ts";
 
 const id = intField();
 const attrs = z.record(z.string(), z.unknown());
@@ -54,18 +54,20 @@ export const typingBody = lazy(() => z.object({
 
 export const assignmentBody = lazy(() => z.object({ assignee_id: z.nullable(id) }));
 
+/** The JSON body, or the text fields of the multipart form (files go beside it, as `attachments[]`). */
 export const createMessageBody = lazy(() => z.object({
   content: z.optional(content),
   message_type: z.optional(z.enum(["outgoing", "incoming"])),
-  private: z.optional(z.boolean()),
-  content_attributes: z.optional(attrs),
+  private: z.optional(boolField()),
+  content_type: z.optional(z.literal("text")),
+  content_attributes: z.optional(attrsField()),
   attachment_ids: z.optional(z.array(id).check(z.maxLength(10))),
   source_id: z.optional(z.string().check(z.maxLength(255))),
 }));
 
 export const updateMessageBody = lazy(() => z.object({
   content: z.optional(content),
-  content_attributes: z.optional(attrs),
+  content_attributes: z.optional(attrsField()),
 }));
 
 export const transcriptQuery = lazy(() => z.object({ format: z._default(z.enum(["json", "text"]), "json") }));
@@ -95,14 +97,23 @@ export const userRefView = named("UserRef", () => z.looseObject({
   account_id: z.optional(z.int()),
 }));
 
-const attachmentView = lazy(() => z.looseObject({
-  id: z.int(),
-  file_type: z.string(),
-  content_type: z.string(),
-  file_name: z.string(),
-  file_size: z.int(),
-  blob_key: z.string(),
-}));
+/** Chatwoot's attachment (`Attachment#push_event_data`); data_url is a signed, time-limited URL. */
+export const attachmentView = named(
+  "Attachment",
+  () => z.looseObject({
+    id: z.int(),
+    message_id: z.optional(z.int()),
+    file_type: z.enum(["image", "audio", "video", "file"]),
+    extension: z.optional(z.nullable(z.string())),
+    data_url: z.optional(z.string()),
+    thumb_url: z.optional(z.string()),
+    file_size: z.int(),
+    account_id: z.optional(z.int()),
+    content_type: z.string(),
+    file_name: z.string(),
+  }),
+  "A file of a message (Chatwoot shape). Message replies, lists, the transcript and webhook payloads carry message_id, account_id, extension, data_url (signed, valid UPLOAD_URL_TTL_SECONDS) and thumb_url (images).",
+);
 
 const messageType = z.enum(["incoming", "outgoing", "activity", "template"]);
 
@@ -187,7 +198,14 @@ export const transcriptReply: ReplySpec = {
       payload: z.looseObject({
         conversation_id: z.int(),
         messages: z.array(
-          z.looseObject({ id: z.int(), content: z.nullable(z.string()), message_type: messageType, sender: z.nullable(senderView()), created_at: unixTime }),
+          z.looseObject({
+            id: z.int(),
+            content: z.nullable(z.string()),
+            message_type: messageType,
+            sender: z.nullable(senderView()),
+            attachments: z.array(attachmentView()),
+            created_at: unixTime,
+          }),
         ),
       }),
     }),
