@@ -72,8 +72,8 @@ const extensionOf = (a: Attachment): string | null => a.extension ?? (/\.([A-Za-
 export async function withAttachmentUrls(m: Message, signer: Pick<AttachmentFiles, "blobs" | "urlTtlSeconds"> | undefined): Promise<Message> {
   if (m.attachments.length === 0) return m;
   const attachments = await Promise.all(
-    m.attachments.map(async (a) => {
-      const url = signer && a.object_key ? await signer.blobs.signedGetUrl(a.object_key, a.file_name, signer.urlTtlSeconds) : "";
+    m.attachments.map(async ({ object_key, ...a }) => {
+      const url = signer && object_key ? await signer.blobs.signedGetUrl(object_key, a.file_name, signer.urlTtlSeconds) : "";
       return {
         ...a,
         message_id: m.id,
