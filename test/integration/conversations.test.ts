@@ -92,7 +92,7 @@ describe("conversations", () => {
   it("toggles status with conversation_status_changed + conversation_updated and moves the counters", async () => {
     const res = await invoke("conversations.toggle_status", { params: P(a, { conversation_id: 1 }), key: a.agentKey, body: { status: "resolved" } });
 
-    expect(res.json).toEqual({ payload: { success: true, current_status: "resolved", conversation_id: 1 } });
+    expect(res.json).toEqual({ meta: {}, payload: { success: true, current_status: "resolved", conversation_id: 1, snoozed_until: null } });
     const [changed] = await outboxOf(a.accountId, "conversation_status_changed");
     expect(changed!.payload).toMatchObject({ event: "conversation_status_changed", id: "1", status: "resolved", changed_attributes: [{ status: { previous_value: "open", current_value: "resolved" } }] });
     const updated = await outboxOf(a.accountId, "conversation_updated");
