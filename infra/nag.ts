@@ -13,7 +13,7 @@ import type { PolicyViolation } from "aws-cdk-lib";
 import { AwsSolutionsChecks } from "cdk-nag";
 import type { IConstruct } from "constructs";
 import type { CfnElement } from "aws-cdk-lib";
-import { UPLOAD_FUNCTIONS, UPLOADS_PREFIX, type ConversaStack } from "./stack.ts";
+import { UPLOAD_FUNCTIONS, UPLOAD_READERS, UPLOADS_PREFIX, type ConversaStack } from "./stack.ts";
 
 export interface NagAcknowledgement {
   readonly id: string;
@@ -37,9 +37,9 @@ export const NAG_ACKNOWLEDGEMENTS = {
   },
   uploadObjects: {
     id: "AwsSolutions-IAM5",
-    on: "the upload function's role, for the object ARN `<uploads bucket>/accounts/*` only",
+    on: "the roles of the functions that write or sign upload and message files, for the object ARN `<uploads bucket>/accounts/*` only",
     reason:
-      "Each upload gets a new object key accounts/<account>/uploads/<random>/<file> (shared/domain/uploads.ts), so the upload function must put, and sign GETs for, keys that do not exist yet: the wildcard is limited to the accounts/ prefix, and the actions to s3:PutObject and s3:GetObject.",
+      "Each upload or message file gets a new object key accounts/<account>/uploads|conversations/.../<random>/<file> (shared/domain/uploads.ts, shared/domain/conversations/attachments.ts), so these functions must put, and sign GETs for, keys that do not exist yet: the wildcard is limited to the accounts/ prefix, and the actions to s3:PutObject and s3:GetObject (s3:GetObject only for the functions that only sign).",
   },
   accessLogBucket: {
     id: "AwsSolutions-S1",
@@ -55,7 +55,7 @@ export function acknowledgeNagFindings(stack: ConversaStack): void {
   acknowledge(stack.api, NAG_ACKNOWLEDGEMENTS.apiAuthorization);
   acknowledge(stack.uploadsAccessLogs, NAG_ACKNOWLEDGEMENTS.accessLogBucket);
   const objects = `Resource::<${stack.getLogicalId(stack.uploadsBucket.node.defaultChild as CfnElement)}.Arn>/${UPLOADS_PREFIX}*`;
-  for (const name of UPLOAD_FUNCTIONS) {
+  for (const name of [...UPLOAD_FUNCTIONS, ...UPLOAD_READERS]) {
     const fn = stack.functions.get(name);
     if (fn?.role) acknowledge(fn.role, NAG_ACKNOWLEDGEMENTS.uploadObjects, objects);
   }

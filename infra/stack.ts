@@ -155,7 +155,7 @@ export class ConversaStack extends Stack {
     this.router.addToRolePolicy(
       new PolicyStatement({ actions: ["lambda:InvokeFunction"], resources: [...byFn.keys()].map((name) => this.functions.get(name)!.functionArn) }),
     );
-    new HttpRoute(this, "DefaultRoute", {
+    new HttpRoute(this.api, "DefaultRoute", {
       httpApi: this.api,
       routeKey: HttpRouteKey.DEFAULT,
       integration: new HttpLambdaIntegration("ApiRouterIntegration", this.router),

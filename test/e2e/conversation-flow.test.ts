@@ -101,7 +101,7 @@ describe("contact -> conversation -> incoming message -> resolve, over HTTP", ()
 
     // 4. resolve
     const resolved = await call("POST", `/conversations/${convId}/toggle_status`, { status: "resolved" });
-    expect(resolved.json).toEqual({ payload: { success: true, current_status: "resolved", conversation_id: convId } });
+    expect(resolved.json).toEqual({ meta: {}, payload: { success: true, current_status: "resolved", conversation_id: convId, snoozed_until: null } });
     const [statusChanged] = await outboxOf(accountId, "conversation_status_changed");
     const sp = statusChanged!.payload;
     expect(statusChanged!.inboxId).toBe(inbox.json.id);
