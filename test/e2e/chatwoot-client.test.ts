@@ -142,15 +142,28 @@ describe("a swagger-generated Chatwoot client against the sandbox", () => {
     expect(patched.json.priority).toBe("high");
   });
 
-  it("assigns with a string id, toggles status (top-level meta) and typing", async () => {
-    const users = await client("POST", `${ACC}/conversations/${ids.conversation}/assignments/`, { assignee_id: "1" });
-    const me = users.status === 200 ? users : await client("POST", `${ACC}/conversations/${ids.conversation}/assignments`, { assignee_id: null });
+  it("assigns with a string id (agent fields in the reply and in meta.assignee), toggles status (top-level meta) and typing", async () => {
+    // Arrange: the administrator's user id, as a Chatwoot client gets it from sign-in
+    const { apiBase, adminEmail, password } = sandbox.info;
+    const signIn = await fetch(`${apiBase.replace("localhost", "127.0.0.1")}/auth/sign_in/`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ email: adminEmail, password }),
+      signal: AbortSignal.timeout(15_000),
+    });
+    const userId = ((await signIn.json()) as { data: { id: number } }).data.id;
+
+    // Act
+    const assigned = await client("POST", `${ACC}/conversations/${ids.conversation}/assignments/`, { assignee_id: String(userId) });
+    const shown = await client("GET", `${ACC}/conversations/${ids.conversation}`);
     const status = await client("POST", `${ACC}/conversations/${ids.conversation}/toggle_status/`, { status: "pending" });
     const typing = await client("POST", `${ACC}/conversations/${ids.conversation}/toggle_typing_status/`, { typing_status: "on" });
 
-    expect([200, 422]).toContain(users.status);
-    expect(me.status).toBe(200);
-    if (users.status === 200 && users.json) expect(users.json).toMatchObject({ available_name: expect.any(String), account_id: sandbox.info.accountId, confirmed: true });
+    // Assert
+    expect(signIn.status).toBe(200);
+    expect(assigned.status).toBe(200);
+    expect(assigned.json).toMatchObject({ id: userId, available_name: expect.any(String), account_id: sandbox.info.accountId, confirmed: true });
+    expect(shown.json.meta.assignee).toMatchObject({ id: userId, available_name: expect.any(String), account_id: sandbox.info.accountId });
     expect(status.status).toBe(200);
     expect(status.json).toMatchObject({ meta: {}, payload: { success: true, current_status: "pending", conversation_id: ids.conversation } });
     expect(typing.status).toBe(200);
