@@ -7,5 +7,6 @@ import { payloadReply } from "../shared/http/replies.ts";
 
 export const handler = api("conversations.toggle_status", { body: toggleStatusBody, response: toggleStatusReply }, async (ctx) => {
   const conv = await toggleStatus(conversationsRepo, ctx.accountId, idParam(ctx.params, "conversation_id"), ctx.body, ctx.now);
-  return { body: payloadReply({ success: true, current_status: conv.status, conversation_id: conv.id }) };
+  // Chatwoot's reply has an (empty) top-level meta beside the payload.
+  return { body: { meta: {}, ...payloadReply({ success: true, current_status: conv.status, conversation_id: conv.id, snoozed_until: conv.snoozed_until }) } };
 });

@@ -26,6 +26,9 @@ export const MAX_BUNDLE_BYTES = 500_000;
 /** Function files under functions/ that are not behind a route: the queue workers (shared/workers.ts). */
 export const extraFunctions: readonly string[] = workers.map((w) => w.fn);
 
+/** The HTTP API's `$default` route function: a trailing slash ignored, else the API's 404 (infra/stack.ts). */
+export const ROUTER_FN = "api-router";
+
 /** What `@aws-sdk/credential-provider-node` is replaced with (see the shim's comment). */
 export const CREDENTIAL_SHIM = join(ROOT, "infra", "bundle", "credential-provider.ts");
 
@@ -79,9 +82,9 @@ export interface BuildOptions {
   readonly outDir?: string;
 }
 
-/** Every function to bundle: the route table's (in table order), then the extra ones. */
+/** Every function to bundle: the route table's (in table order), then the extra ones and the router. */
 export function functionNames(): string[] {
-  return [...new Set<string>([...routes.map((r) => r.fn), ...extraFunctions])];
+  return [...new Set<string>([...routes.map((r) => r.fn), ...extraFunctions, ROUTER_FN])];
 }
 
 export async function buildFunctions(opts: BuildOptions = {}): Promise<BuiltFunction[]> {

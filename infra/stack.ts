@@ -8,7 +8,7 @@
  */
 import { App, CfnOutput, Duration, RemovalPolicy, Stack, Tags } from "aws-cdk-lib";
 import type { StackProps } from "aws-cdk-lib";
-import { CorsHttpMethod, HttpApi, HttpMethod } from "aws-cdk-lib/aws-apigatewayv2";
+import { CorsHttpMethod, HttpApi, HttpMethod, HttpRoute, HttpRouteKey } from "aws-cdk-lib/aws-apigatewayv2";
 import type { HttpApiProps } from "aws-cdk-lib/aws-apigatewayv2";
 import { HttpLambdaIntegration } from "aws-cdk-lib/aws-apigatewayv2-integrations";
 import { AttributeType, BillingMode, ProjectionType, StreamViewType, Table, TableEncryption } from "aws-cdk-lib/aws-dynamodb";
@@ -26,7 +26,7 @@ import type { TableDef } from "../shared/db/table.ts";
 import { routes } from "../shared/routes.ts";
 import { CORS_ALLOW_HEADERS, CORS_ALLOW_METHODS, CORS_EXPOSE_HEADERS, CORS_MAX_AGE_SECONDS } from "../shared/http/cors.ts";
 import type { Route } from "../shared/routes.ts";
-import { DEFAULT_OUT_DIR, extraFunctions } from "./build.ts";
+import { DEFAULT_OUT_DIR, extraFunctions, ROUTER_FN } from "./build.ts";
 import { grantTableData, MAIN_TABLE_READ, MAIN_TABLE_WRITE, WORKER_TABLE_ACTIONS } from "./grants.ts";
 import { acknowledge, type NagAcknowledgement } from "./nag.ts";
 import { accessLogSettings, Observability, observabilityContext } from "./observability.ts";
@@ -42,8 +42,10 @@ export const DEFAULT_TIMEOUT_SECONDS = 10;
 /** The one function allowed to send mail (POST /auth/password). */
 export const MAIL_SENDING_FUNCTION = "auth-password-request";
 
-/** Functions granted the uploads bucket. */
-export const UPLOAD_FUNCTIONS = ["upload-create"] as const;
+/** Functions granted the uploads bucket (put, and get for the signed URLs they hand out). */
+export const UPLOAD_FUNCTIONS = ["upload-create", "messages-create", "messages-update"] as const;
+/** Functions that only sign data_url of message files (get). */
+export const UPLOAD_READERS = ["messages-list", "conversations-transcript"] as const;
 
 /** cdk-nag findings on the stack's own functions and API, acknowledged rather than fixed (the uploads' are in uploads.ts). */
 export const STACK_NAG_ACKNOWLEDGEMENTS = {
@@ -65,6 +67,8 @@ export const STACK_NAG_ACKNOWLEDGEMENTS = {
 const NOT_FROM_CONTEXT: Partial<Record<keyof Config, string>> = {
   APP_ENV: "it follows the stage (-c stage=production|development)",
   TABLE_NAME: "the stack sets it to the main table's name",
+  ROUTE_FUNCTION_PREFIX: "the stack names the route functions",
+  LAMBDA_ENDPOINT: "a local endpoint, for tests only",
   THROTTLE_TABLE_NAME: "the stack sets it to the throttle table's name",
   UPLOADS_BUCKET: "the stack sets it to the uploads bucket's name",
   AWS_REGION: "Lambda reserves it",
@@ -91,6 +95,8 @@ export class ConversaStack extends Stack {
   readonly api: HttpApi;
   /** The private bucket of `POST .../upload` and its access-log bucket. */
   readonly uploads: Uploads;
+  /** The `$default` route's function: a route's path plus a trailing slash → that route's function; else 404. */
+  readonly router: LambdaFunction;
   /** Every function by its file name under functions/ (route and extra functions). */
   readonly functions = new Map<string, LambdaFunction>();
   /** Outbox stream -> Pipe -> bus -> rule -> queues -> fan-out and delivery workers. */
@@ -137,8 +143,11 @@ export class ConversaStack extends Stack {
     const byFn = new Map<string, Route[]>();
     for (const route of routes as readonly Route[]) byFn.set(route.fn, [...(byFn.get(route.fn) ?? []), route]);
 
+    // Route functions have known names (prefix + file), so that the router can invoke them by name.
+    const routeFunctionPrefix = `${this.stackName}-`;
     for (const [name, group] of byFn) {
       const fn = this.makeFunction(name, {
+        functionName: `${routeFunctionPrefix}${name}`,
         assetsDir,
         environment,
         removalPolicy,
@@ -156,6 +165,18 @@ export class ConversaStack extends Stack {
       }
     }
 
+    // Route keys cannot end in "/": the catch-all `$default` route hands `<route path>/` to the
+    // route's function (docs/architecture.md, Trailing slashes); it may invoke exactly those.
+    this.router = this.makeFunction(ROUTER_FN, { assetsDir, environment: { ...environment, ROUTE_FUNCTION_PREFIX: routeFunctionPrefix }, removalPolicy });
+    this.router.addToRolePolicy(
+      new PolicyStatement({ actions: ["lambda:InvokeFunction"], resources: [...byFn.keys()].map((name) => this.functions.get(name)!.functionArn) }),
+    );
+    new HttpRoute(this.api, "DefaultRoute", {
+      httpApi: this.api,
+      routeKey: HttpRouteKey.DEFAULT,
+      integration: new HttpLambdaIntegration("ApiRouterIntegration", this.router),
+    });
+
     // Password-recovery mail: only this function may send, and only as MAIL_FROM.
     this.grantMailSend(MAIL_SENDING_FUNCTION, environment["MAIL_FROM"] ?? DEFAULT_MAIL_FROM);
 
@@ -172,6 +193,10 @@ export class ConversaStack extends Stack {
     for (const name of UPLOAD_FUNCTIONS) {
       const fn = this.functions.get(name);
       if (fn) this.uploads.grantObjects(fn);
+    }
+    for (const name of UPLOAD_READERS) {
+      const fn = this.functions.get(name);
+      if (fn) this.uploads.grantRead(fn);
     }
 
     this.observability = new Observability(this, "Observability", {
@@ -235,6 +260,7 @@ export class ConversaStack extends Stack {
       readonly assetsDir: string;
       readonly environment: Record<string, string>;
       readonly removalPolicy: RemovalPolicy;
+      readonly functionName?: string;
       readonly memoryMb?: number | undefined;
       readonly timeoutSeconds?: number | undefined;
     },
@@ -256,6 +282,7 @@ export class ConversaStack extends Stack {
     });
     logGroup.grantWrite(role);
     const fn = new LambdaFunction(this, `${id}Function`, {
+      ...(opts.functionName ? { functionName: opts.functionName } : {}),
       code: Code.fromAsset(codeDir),
       handler: "index.handler",
       runtime: Runtime.NODEJS_22_X,

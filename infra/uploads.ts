@@ -21,9 +21,9 @@ export const UPLOADS_PREFIX = "accounts/";
 export const UPLOADS_NAG_ACKNOWLEDGEMENTS = {
   uploadObjects: {
     id: "AwsSolutions-IAM5",
-    on: "the upload function's role, for the object ARN `<uploads bucket>/accounts/*` only",
+    on: "the roles of the functions that write or sign uploads and message files, for the object ARN `<uploads bucket>/accounts/*` only",
     reason:
-      "Each upload gets a new object key accounts/<account>/uploads/<random>/<file> (shared/domain/uploads.ts), so the upload function must put, and sign GETs for, keys that do not exist yet: the wildcard is limited to the accounts/ prefix, and the actions to s3:PutObject and s3:GetObject.",
+      "Each upload and each message file gets a new object key under accounts/<account>/ (shared/domain/uploads.ts, message attachments), so the functions that store them must put, and sign GETs for, keys that do not exist yet, and the message list and transcript sign GETs for them: the wildcard is limited to the accounts/ prefix, and the actions to s3:PutObject and s3:GetObject (s3:GetObject only for the readers).",
   },
   accessLogBucket: {
     id: "AwsSolutions-S1",
@@ -77,7 +77,17 @@ export class Uploads {
   grantObjects(fn: LambdaFunction): void {
     fn.addToRolePolicy(new PolicyStatement({ actions: ["s3:PutObject", "s3:GetObject"], resources: [this.bucket.arnForObjects(`${UPLOADS_PREFIX}*`)] }));
     fn.addEnvironment("UPLOADS_BUCKET", this.bucket.bucketName);
-    const objects = `Resource::<${Stack.of(this.bucket).getLogicalId(this.bucket.node.defaultChild as CfnElement)}.Arn>/${UPLOADS_PREFIX}*`;
-    if (fn.role) acknowledge(fn.role, UPLOADS_NAG_ACKNOWLEDGEMENTS.uploadObjects, objects);
+    if (fn.role) acknowledge(fn.role, UPLOADS_NAG_ACKNOWLEDGEMENTS.uploadObjects, this.objectsFinding());
+  }
+
+  /** Lets the function sign GETs of the objects under accounts/ (message file URLs), nothing else. */
+  grantRead(fn: LambdaFunction): void {
+    fn.addToRolePolicy(new PolicyStatement({ actions: ["s3:GetObject"], resources: [this.bucket.arnForObjects(`${UPLOADS_PREFIX}*`)] }));
+    fn.addEnvironment("UPLOADS_BUCKET", this.bucket.bucketName);
+    if (fn.role) acknowledge(fn.role, UPLOADS_NAG_ACKNOWLEDGEMENTS.uploadObjects, this.objectsFinding());
+  }
+
+  private objectsFinding(): string {
+    return `Resource::<${Stack.of(this.bucket).getLogicalId(this.bucket.node.defaultChild as CfnElement)}.Arn>/${UPLOADS_PREFIX}*`;
   }
 }

@@ -69,6 +69,9 @@ export const budgets: Readonly<Record<string, CallBudget>> = {
   "access_tokens.revoke": b(4),
   // Public checkout and billing
   "checkout.plans": b(3),
+  // The checkout page and its files: the per-IP counter only (the files are in the bundle).
+  "checkout.page": b(1),
+  "checkout.asset": b(1),
   "checkout.link": b(3),
   "checkout.prefill": b(3),
   "checkout.coupon": b(4),

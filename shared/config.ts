@@ -61,6 +61,10 @@ const VARS = {
   SQS_ENDPOINT: optStr,
   S3_ENDPOINT: optStr,
   EVENTBRIDGE_ENDPOINT: optStr,
+  /** Local Lambda Invoke endpoint (tests of the `$default` router); unset in AWS. */
+  LAMBDA_ENDPOINT: optStr,
+  /** The route functions' names are this plus their file name (the stack sets it for the `$default` router). */
+  ROUTE_FUNCTION_PREFIX: str("conversa-"),
   /** Public base URL of the API (used in links the API hands out, e.g. upload URLs). */
   PUBLIC_API_URL: optStr,
   // Rate limiting (SPEC 8.5)

@@ -26,8 +26,11 @@ export interface Route {
    * checkout_coupon, checkout_quote, checkout_plans, widget_events.
    */
   readonly throttle: readonly string[];
-  /** Request body kind; default "json" for POST/PUT/PATCH, "none" otherwise. */
-  readonly body?: "json" | "multipart" | "none";
+  /**
+   * Request body kind; default "json" for POST/PUT/PATCH, "none" otherwise. "form": JSON, or
+   * multipart/form-data with the same fields as text parts plus files (Chatwoot's message forms).
+   */
+  readonly body?: "json" | "multipart" | "form" | "none";
   /** Largest accepted request body in bytes (after base64 decoding). */
   readonly maxBodyBytes?: number;
   /** Lambda memory in MB, when the default does not fit. */
@@ -41,6 +44,11 @@ export interface Route {
 }
 
 const ACC = "/api/v1/accounts/{account_id}";
+/**
+ * Messages with files: a synchronous Lambda payload is at most 6 MB and the body travels
+ * base64-encoded in the event (4/3 larger), so about 4.5 MB of form (≈ 4 MB of files) fits.
+ */
+const MESSAGE_FORM_MAX_BYTES = 4_500_000;
 const CHECKOUT = "/api/v1/public_checkout";
 
 export const routes = [
@@ -78,8 +86,8 @@ export const routes = [
   { id: "conversations.assignments", method: "POST", path: `${ACC}/conversations/{conversation_id}/assignments`, fn: "conversations-assign", auth: "api_key", role: "agent", throttle: [] },
   { id: "conversations.transcript", method: "GET", path: `${ACC}/conversations/{conversation_id}/transcript`, fn: "conversations-transcript", auth: "api_key", role: "agent", throttle: ["transcript"] },
   { id: "messages.list", method: "GET", path: `${ACC}/conversations/{conversation_id}/messages`, fn: "messages-list", auth: "api_key", role: "agent", throttle: [] },
-  { id: "messages.create", method: "POST", path: `${ACC}/conversations/{conversation_id}/messages`, fn: "messages-create", auth: "api_key", role: "agent", throttle: [] },
-  { id: "messages.update", method: "PATCH", path: `${ACC}/conversations/{conversation_id}/messages/{message_id}`, fn: "messages-update", auth: "api_key", role: "agent", throttle: [] },
+  { id: "messages.create", method: "POST", path: `${ACC}/conversations/{conversation_id}/messages`, fn: "messages-create", auth: "api_key", role: "agent", throttle: [], body: "form", maxBodyBytes: MESSAGE_FORM_MAX_BYTES, memoryMb: 512 },
+  { id: "messages.update", method: "PATCH", path: `${ACC}/conversations/{conversation_id}/messages/{message_id}`, fn: "messages-update", auth: "api_key", role: "agent", throttle: [], body: "form", maxBodyBytes: MESSAGE_FORM_MAX_BYTES, memoryMb: 512 },
   { id: "upload.create", method: "POST", path: `${ACC}/upload`, fn: "upload-create", auth: "api_key", role: "agent", throttle: ["upload"], body: "multipart", maxBodyBytes: 5_767_168, memoryMb: 512 },
   { id: "reports.show", method: "GET", path: "/api/v2/accounts/{account_id}/reports", fn: "reports-show", auth: "api_key", role: "agent", throttle: ["reports_account", "reports_user"] },
   { id: "widget.events", method: "POST", path: "/api/v1/widget/events", fn: "widget-events", auth: "public", throttle: ["widget_events"] },
@@ -120,7 +128,7 @@ export function routeById(id: RouteId): Route {
 /** Default body limit: JSON bodies are small; upload routes raise it. */
 export const DEFAULT_MAX_BODY_BYTES = 64 * 1024;
 
-export function bodyKind(route: Route): "json" | "multipart" | "none" {
+export function bodyKind(route: Route): "json" | "multipart" | "form" | "none" {
   return route.body ?? (route.method === "GET" || route.method === "DELETE" ? "none" : "json");
 }
 

@@ -152,7 +152,7 @@ function nameSchemas(specs: Map<string, ApiSpec>) {
       replyName.set(route.id, replies.get(r)!.id);
     }
     const b = spec.body?.();
-    if (b && bodyKind(route) === "json") {
+    if (b && (bodyKind(route) === "json" || bodyKind(route) === "form")) {
       const existing = bodies.get(b)?.id;
       if (!existing) bodies.add(b, { id: `${pascal(route.id)}Body` });
       bodyName.set(route.id, bodies.get(b)!.id);
@@ -200,7 +200,7 @@ function errorResponses(route: Route, spec: ApiSpec): Record<string, Json> {
   const hasBody = bodyKind(route) !== "none";
   const mutating = route.method !== "GET";
   const out: Record<string, Json> = {};
-  if (bodyKind(route) === "json") out["400"] = ref("responses", "BadJson");
+  if (bodyKind(route) === "json" || bodyKind(route) === "form") out["400"] = ref("responses", "BadJson");
   if (route.auth === "api_key") out["401"] = ref("responses", "Unauthorized");
   else if (route.id === "auth.sign_in") out["401"] = ref("responses", "InvalidLogin");
   const extra = new Set(spec.response.errors ?? []);
@@ -240,6 +240,15 @@ function requestBody(route: Route, bodyName: string | undefined): Json | undefin
     };
   }
   if (kind === "json" && bodyName) return { required: true, description: limit, content: { "application/json": { schema: ref("schemas", bodyName) } } };
+  if (kind === "form" && bodyName) {
+    // Chatwoot's form: the same fields as text parts, plus up to 10 files as `attachments[]`.
+    const files = { type: "object", properties: { "attachments[]": { type: "array", maxItems: 10, items: { type: "string", contentMediaType: "application/octet-stream" } } } };
+    return {
+      required: true,
+      description: `${limit} JSON, or multipart/form-data with the same fields and \`attachments[]\` files.`,
+      content: { "application/json": { schema: ref("schemas", bodyName) }, "multipart/form-data": { schema: { allOf: [ref("schemas", bodyName), files] } } },
+    };
+  }
   return undefined;
 }
 

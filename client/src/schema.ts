@@ -208,6 +208,19 @@ export interface components {
       created_at: number;
       custom_attributes: Record<string, never>;
     };
+    Attachment: {
+      id: number;
+      message_id?: number;
+      /** @enum {string} */
+      file_type: "image" | "audio" | "video" | "file";
+      extension?: string | null;
+      data_url?: string;
+      thumb_url?: string;
+      file_size: number;
+      account_id?: number;
+      content_type: string;
+      file_name: string;
+    };
     AuthPasswordRequestBody: {
       email: string;
     };
@@ -253,13 +266,13 @@ export interface components {
       plan: string;
       /** @enum {string} */
       billing_cycle: "monthly" | "yearly";
-      additional_inboxes?: number;
+      additional_inboxes?: number | string;
     };
     CheckoutLinkBody: {
       plan: string;
       /** @enum {string} */
       billing_cycle: "monthly" | "yearly";
-      additional_inboxes?: number;
+      additional_inboxes?: number | string;
       coupon?: string;
       customer?: {
         name: string;
@@ -286,8 +299,8 @@ export interface components {
       phone?: string;
       company?: string;
       cnpj?: string;
-      inboxes?: number;
-      agents?: number;
+      inboxes?: number | string;
+      agents?: number | string;
       message: string;
     };
     CheckoutQuoteResponse: {
@@ -302,7 +315,7 @@ export interface components {
       plan: string;
       /** @enum {string} */
       billing_cycle: "monthly" | "yearly";
-      additional_inboxes?: number;
+      additional_inboxes?: number | string;
       coupon?: string;
       account_name: string;
       user: {
@@ -374,10 +387,32 @@ export interface components {
       identifier?: string | null;
       custom_attributes?: Record<string, never>;
       additional_attributes?: Record<string, never>;
+      inbox_id?: (number | string) | null;
+      avatar_url?: string | null;
     };
     ContactsCreateResponse: {
       payload: {
-        contact: components["schemas"]["Contact"];
+        contact: {
+          id: number;
+          account_id: number;
+          name: string;
+          email: string | null;
+          phone_number: string | null;
+          identifier: string | null;
+          thumbnail: string;
+          custom_attributes: Record<string, never>;
+          additional_attributes: Record<string, never>;
+          created_at: number;
+          updated_at: number;
+          last_activity_at: number | null;
+          contact_inboxes: {
+              source_id: string;
+              inbox: {
+                id: number;
+                name: string;
+              };
+            }[];
+        };
       };
     };
     ContactsListResponse: {
@@ -385,7 +420,27 @@ export interface components {
       payload: components["schemas"]["Contact"][];
     };
     ContactsShowResponse: {
-      payload: components["schemas"]["Contact"];
+      payload: {
+        id: number;
+        account_id: number;
+        name: string;
+        email: string | null;
+        phone_number: string | null;
+        identifier: string | null;
+        thumbnail: string;
+        custom_attributes: Record<string, never>;
+        additional_attributes: Record<string, never>;
+        created_at: number;
+        updated_at: number;
+        last_activity_at: number | null;
+        contact_inboxes: {
+            source_id: string;
+            inbox: {
+              id: number;
+              name: string;
+            };
+          }[];
+      };
     };
     ContactsUpdateBody: {
       name?: string;
@@ -417,28 +472,31 @@ export interface components {
       labels: string[];
       meta: {
         sender: components["schemas"]["ContactRef"] | null;
-        assignee: components["schemas"]["UserRef"] | null;
+        assignee?: components["schemas"]["UserRef"];
       };
       messages: components["schemas"]["Message"][];
     };
     ConversationsAssignmentsBody: {
-      assignee_id: number | null;
+      assignee_id: (number | string) | null;
     };
     ConversationsAssignmentsResponse: ({
       id: number;
       name: string;
+      available_name: string;
       email: string;
       /** @constant */
       type: "user";
+      confirmed: boolean;
+      account_id?: number;
       /** @enum {string} */
       role: "administrator" | "agent";
     }) | null;
     ConversationsCreateBody: {
-      inbox_id: number;
-      contact_id: number;
+      inbox_id: number | string;
+      contact_id: number | string;
       /** @enum {string} */
       status?: "open" | "resolved" | "pending" | "snoozed";
-      assignee_id?: number | null;
+      assignee_id?: (number | string) | null;
       priority?: ("urgent" | "high" | "medium" | "low") | null;
       custom_attributes?: Record<string, never>;
       additional_attributes?: Record<string, never>;
@@ -446,6 +504,9 @@ export interface components {
         content: string;
         private?: boolean;
       };
+      source_id?: string | null;
+      team_id?: (number | string) | null;
+      contact_inbox_id?: (number | string) | null;
     };
     ConversationsListResponse: {
       data: {
@@ -474,15 +535,17 @@ export interface components {
     ConversationsToggleStatusBody: {
       /** @enum {string} */
       status?: "open" | "resolved" | "pending" | "snoozed";
-      snoozed_until?: number;
+      snoozed_until?: number | string;
     };
     ConversationsToggleStatusResponse: {
+      meta: Record<string, never>;
       payload: {
         /** @constant */
         success: true;
         /** @enum {string} */
         current_status: "open" | "resolved" | "pending" | "snoozed";
         conversation_id: number;
+        snoozed_until: number | null;
       };
     };
     ConversationsToggleTypingStatusBody: {
@@ -503,6 +566,7 @@ export interface components {
             /** @enum {string} */
             message_type: "incoming" | "outgoing" | "activity" | "template";
             sender: components["schemas"]["Sender"] | null;
+            attachments: components["schemas"]["Attachment"][];
             created_at: number;
           })[];
       };
@@ -580,6 +644,19 @@ export interface components {
       website_token: string | null;
       greeting_enabled: boolean;
       greeting_message: string | null;
+      enable_auto_assignment: boolean;
+      enable_email_collect: boolean;
+      csat_survey_enabled: boolean;
+      allow_messages_after_resolved: boolean;
+      working_hours_enabled: boolean;
+      lock_to_single_conversation: boolean;
+      timezone: string;
+      widget_color: string | null;
+      welcome_title: string | null;
+      welcome_tagline: string | null;
+      webhook_url: string | null;
+      avatar_url: string;
+      web_widget_script: string | null;
       created_at: number;
       updated_at: number;
     };
@@ -589,9 +666,20 @@ export interface components {
         /** @enum {string} */
         type: "api" | "web_widget";
         website_url?: string;
+        widget_color?: string | null;
+        welcome_title?: string | null;
+        welcome_tagline?: string | null;
+        webhook_url?: string | null;
       };
-      greeting_enabled?: boolean;
+      greeting_enabled?: boolean | ("0" | "1" | "true" | "false");
       greeting_message?: string;
+      enable_auto_assignment?: boolean | ("0" | "1" | "true" | "false");
+      enable_email_collect?: boolean | ("0" | "1" | "true" | "false");
+      csat_survey_enabled?: boolean | ("0" | "1" | "true" | "false");
+      allow_messages_after_resolved?: boolean | ("0" | "1" | "true" | "false");
+      working_hours_enabled?: boolean | ("0" | "1" | "true" | "false");
+      lock_to_single_conversation?: boolean | ("0" | "1" | "true" | "false");
+      timezone?: string;
     };
     InboxesListResponse: {
       payload: components["schemas"]["Inbox"][];
@@ -600,9 +688,20 @@ export interface components {
       name?: string;
       channel?: {
         website_url?: string;
+        widget_color?: string | null;
+        welcome_title?: string | null;
+        welcome_tagline?: string | null;
+        webhook_url?: string | null;
       };
-      greeting_enabled?: boolean;
+      greeting_enabled?: boolean | ("0" | "1" | "true" | "false");
       greeting_message?: string | null;
+      enable_auto_assignment?: boolean | ("0" | "1" | "true" | "false");
+      enable_email_collect?: boolean | ("0" | "1" | "true" | "false");
+      csat_survey_enabled?: boolean | ("0" | "1" | "true" | "false");
+      allow_messages_after_resolved?: boolean | ("0" | "1" | "true" | "false");
+      working_hours_enabled?: boolean | ("0" | "1" | "true" | "false");
+      lock_to_single_conversation?: boolean | ("0" | "1" | "true" | "false");
+      timezone?: string;
     };
     InternalError: {
       error: string;
@@ -627,14 +726,7 @@ export interface components {
       source_id: string | null;
       status: string;
       sender: components["schemas"]["Sender"] | null;
-      attachments: {
-          id: number;
-          file_type: string;
-          content_type: string;
-          file_name: string;
-          file_size: number;
-          blob_key: string;
-        }[];
+      attachments: components["schemas"]["Attachment"][];
       created_at: number;
       updated_at: number;
     };
@@ -642,9 +734,11 @@ export interface components {
       content?: string;
       /** @enum {string} */
       message_type?: "outgoing" | "incoming";
-      private?: boolean;
+      private?: boolean | ("0" | "1" | "true" | "false");
+      /** @constant */
+      content_type?: "text";
       content_attributes?: Record<string, never>;
-      attachment_ids?: number[];
+      attachment_ids?: (number | string)[];
       source_id?: string;
     };
     MessagesListResponse: {
@@ -711,9 +805,12 @@ export interface components {
     UserRef: {
       id: number;
       name: string;
+      available_name: string;
       email: string;
       /** @constant */
       type: "user";
+      confirmed: boolean;
+      account_id?: number;
     };
     ValidationErrors: {
       message: string;
@@ -748,7 +845,7 @@ export interface components {
       name?: string | null;
       /** @enum {string} */
       webhook_type?: "account_type" | "inbox_type";
-      inbox_id?: number | null;
+      inbox_id?: (number | string) | null;
     };
     WebhooksCreateResponse: {
       payload: {
@@ -777,7 +874,7 @@ export interface components {
       name?: string | null;
       /** @enum {string} */
       webhook_type?: "account_type" | "inbox_type";
-      inbox_id?: number | null;
+      inbox_id?: (number | string) | null;
     };
     WidgetEventsBody: {
       /** @constant */
@@ -1845,10 +1942,13 @@ export interface operations {
         conversation_id: number;
       };
     };
-    /** @description At most 65536 bytes. */
+    /** @description At most 4500000 bytes. JSON, or multipart/form-data with the same fields and `attachments[]` files. */
     requestBody: {
       content: {
         "application/json": components["schemas"]["MessagesCreateBody"];
+        "multipart/form-data": components["schemas"]["MessagesCreateBody"] & {
+          "attachments[]"?: string[];
+        };
       };
     };
     responses: {
@@ -1883,10 +1983,13 @@ export interface operations {
         message_id: number;
       };
     };
-    /** @description At most 65536 bytes. */
+    /** @description At most 4500000 bytes. JSON, or multipart/form-data with the same fields and `attachments[]` files. */
     requestBody: {
       content: {
         "application/json": components["schemas"]["MessagesUpdateBody"];
+        "multipart/form-data": components["schemas"]["MessagesUpdateBody"] & {
+          "attachments[]"?: string[];
+        };
       };
     };
     responses: {
@@ -1953,8 +2056,8 @@ export interface operations {
         metric: "conversations_count" | "incoming_messages_count" | "outgoing_messages_count" | "resolutions_count" | "avg_first_response_time" | "avg_resolution_time";
         type?: "account" | "inbox";
         id?: string;
-        since: string;
-        until: string;
+        since?: string;
+        until?: string;
         group_by?: "day" | "week" | "month";
       };
       path: {

@@ -5,7 +5,8 @@
 import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from "aws-lambda";
-import { routes, type Route } from "../../shared/routes.ts";
+import type { Route } from "../../shared/routes.ts";
+import { matchRoute as matchPath, NOT_FOUND_BODY, withoutTrailingSlash } from "../../shared/http/route-match.ts";
 import { config } from "../../shared/config.ts";
 import { preflightHeaders } from "../../shared/http/cors.ts";
 import { loadHandler } from "./handlers.ts";
@@ -16,34 +17,8 @@ const GATEWAY_MAX_BYTES = 10 * 1024 * 1024;
 
 type LambdaHandler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
 
-interface CompiledRoute {
-  readonly route: Route;
-  readonly regex: RegExp;
-  readonly names: string[];
-}
-
-const compiled: CompiledRoute[] = routes.map((route) => {
-  const names: string[] = [];
-  const pattern = route.path.replace(/\{([a-z_]+)\}/g, (_m, name: string) => {
-    names.push(name);
-    return "([^/]+)";
-  });
-  return { route, regex: new RegExp(`^${pattern}$`), names };
-});
-
-export function matchRoute(method: string, path: string): { route: Route; params: Record<string, string> } | undefined {
-  // Literal segments win over parameters (API Gateway's rule), e.g. conversations/meta vs {conversation_id}.
-  const hits = compiled
-    .filter((c) => c.route.method === method)
-    .map((c) => ({ c, m: c.regex.exec(path) }))
-    .filter((h) => h.m)
-    .sort((a, b) => a.c.names.length - b.c.names.length);
-  const hit = hits[0];
-  if (!hit?.m) return undefined;
-  const params: Record<string, string> = {};
-  hit.c.names.forEach((n, i) => (params[n] = decodeURIComponent(hit.m![i + 1]!)));
-  return { route: hit.c.route, params };
-}
+/** The table's route for a path, a trailing slash ignored (shared/http/route-match.ts). */
+export const matchRoute = matchPath;
 
 const TEXT_TYPES = /^(application\/(json|.*\+json|x-www-form-urlencoded|xml)|text\/)/i;
 
@@ -60,8 +35,10 @@ function readBody(req: IncomingMessage): Promise<Buffer | "too_large"> {
   });
 }
 
+/** The event API Gateway hands the route's function; a trailing slash is already gone, as the `$default` router removes it. */
 export function toEvent(req: IncomingMessage, body: Buffer, route: Route, params: Record<string, string>): APIGatewayProxyEventV2 {
   const url = new URL(req.url ?? "/", "http://localhost");
+  url.pathname = withoutTrailingSlash(url.pathname);
   const headers: Record<string, string> = {};
   for (const [k, v] of Object.entries(req.headers)) {
     if (v !== undefined) headers[k.toLowerCase()] = Array.isArray(v) ? v.join(",") : v;
@@ -131,7 +108,7 @@ export async function handle(req: IncomingMessage, res: ServerResponse): Promise
   const match = matchRoute(req.method ?? "GET", url.pathname);
   if (!match && serveDemoSite(req, res)) return;
   if (!match) {
-    send(res, 404, JSON.stringify({ message: "Not Found" }));
+    send(res, 404, JSON.stringify(NOT_FOUND_BODY));
     return;
   }
   const body = await readBody(req);

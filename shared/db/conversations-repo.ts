@@ -140,6 +140,8 @@ export const conversationsRepo: ConversationStore = {
       file_name: String(i["file_name"]),
       file_size: Number(i["file_size"]),
       blob_key: String(i["blob_key"]),
+      object_key: String(i["object_key"]),
+      extension: /\.([A-Za-z0-9]{1,10})$/.exec(String(i["file_name"]))?.[1]?.toLowerCase() ?? null,
     }) satisfies Attachment);
   },
 

@@ -56,6 +56,12 @@ export function changedAttributes<T extends object>(prev: T, next: T, fields: re
 }
 
 /** The contact as embedded in other payloads (conversation meta.sender, widget). */
+/**
+ * A contact as account replies show it: Chatwoot's `contact_inboxes` (the contact's source ids per
+ * inbox) is empty, Conversa keeps no per-inbox contact records.
+ */
+export const contactShown = <C extends Contact>(c: C) => ({ ...c, contact_inboxes: [] as { source_id: string; inbox: { id: number; name: string } }[] });
+
 export const contactRef = (c: Contact) => ({
   id: c.id,
   name: c.name,

@@ -21,6 +21,94 @@ export interface Inbox {
   readonly updated_at: number;
 }
 
+/** The inbox settings Chatwoot accepts on create and update, with its defaults. */
+export interface InboxSettings {
+  readonly enable_auto_assignment: boolean;
+  readonly enable_email_collect: boolean;
+  readonly csat_survey_enabled: boolean;
+  readonly allow_messages_after_resolved: boolean;
+  readonly working_hours_enabled: boolean;
+  readonly timezone: string;
+  readonly lock_to_single_conversation: boolean;
+  /** Web widget channel. */
+  readonly widget_color: string | null;
+  readonly welcome_title: string | null;
+  readonly welcome_tagline: string | null;
+  /** API channel: where Chatwoot posts the inbox's events. */
+  readonly webhook_url: string | null;
+}
+
+export const SETTING_DEFAULTS: InboxSettings = {
+  enable_auto_assignment: true,
+  enable_email_collect: true,
+  csat_survey_enabled: false,
+  allow_messages_after_resolved: true,
+  working_hours_enabled: false,
+  timezone: "UTC",
+  lock_to_single_conversation: false,
+  widget_color: null,
+  welcome_title: null,
+  welcome_tagline: null,
+  webhook_url: null,
+};
+
+const SETTING_KEYS = Object.keys(SETTING_DEFAULTS) as (keyof InboxSettings)[];
+const CHANNEL_SETTING_KEYS = ["widget_color", "welcome_title", "welcome_tagline", "webhook_url"] as const;
+
+/** Web widgets' default colour in Chatwoot. */
+const DEFAULT_WIDGET_COLOR = "#1f93ff";
+
+/** A stored inbox (older items lack the settings: their defaults apply). */
+export type StoredInbox = Inbox & Partial<InboxSettings>;
+/** The inbox as replies show it: every setting, plus Chatwoot's avatar_url and web_widget_script. */
+export type InboxView = Inbox & InboxSettings & { readonly avatar_url: string; readonly web_widget_script: string | null };
+
+/**
+ * The embed snippet of a web widget (Chatwoot's `web_widget_script`): loads the widget SDK from
+ * `baseUrl` and runs it with the inbox's website token.
+ */
+export function widgetScript(websiteToken: string, baseUrl: string): string {
+  const base = JSON.stringify(baseUrl.replace(/\/$/, ""));
+  return [
+    "<script>",
+    "  (function(d,t) {",
+    `    var BASE_URL=${base};`,
+    "    var g=d.createElement(t),s=d.getElementsByTagName(t)[0];",
+    '    g.src=BASE_URL+"/packs/js/sdk.js";',
+    "    g.defer = true;",
+    "    g.async = true;",
+    "    s.parentNode.insertBefore(g,s);",
+    "    g.onload=function(){",
+    "      window.chatwootSDK.run({",
+    `        websiteToken: ${JSON.stringify(websiteToken)},`,
+    "        baseUrl: BASE_URL",
+    "      })",
+    "    }",
+    '  })(document,"script");',
+    "</script>",
+  ].join("\n");
+}
+
+export function inboxView(inbox: StoredInbox, baseUrl: string): InboxView {
+  const settings = Object.fromEntries(SETTING_KEYS.map((k) => [k, inbox[k] ?? SETTING_DEFAULTS[k]])) as unknown as InboxSettings;
+  const widget = inbox.website_token !== null;
+  return {
+    ...inbox,
+    ...settings,
+    widget_color: settings.widget_color ?? (widget ? DEFAULT_WIDGET_COLOR : null),
+    avatar_url: "",
+    web_widget_script: widget && inbox.website_token ? widgetScript(inbox.website_token, baseUrl) : null,
+  };
+}
+
+/** The settings an input sets (top level, or inside `channel` for the channel's own). */
+function settingsOf(input: Partial<InboxSettings> & { readonly channel?: Partial<InboxSettings> | undefined }): Partial<InboxSettings> {
+  const out: Record<string, unknown> = {};
+  for (const k of SETTING_KEYS) if (input[k] !== undefined) out[k] = input[k];
+  for (const k of CHANNEL_SETTING_KEYS) if (input.channel?.[k] !== undefined) out[k] = input.channel[k];
+  return out as Partial<InboxSettings>;
+}
+
 export interface InboxStore {
   getAccount(accountId: number): Promise<Account | undefined>;
   nextInboxId(accountId: number): Promise<number>;
@@ -31,16 +119,19 @@ export interface InboxStore {
   replaceInbox(prev: Inbox, next: Inbox, events: readonly DomainEvent[]): Promise<void>;
 }
 
-export interface CreateInboxInput {
+type SettingsInput = { readonly [K in keyof InboxSettings]?: InboxSettings[K] | undefined };
+type ChannelSettingsInput = { readonly [K in (typeof CHANNEL_SETTING_KEYS)[number]]?: InboxSettings[K] | undefined };
+
+export interface CreateInboxInput extends SettingsInput {
   readonly name: string;
-  readonly channel: { readonly type: ChannelKind; readonly website_url?: string | undefined };
+  readonly channel: { readonly type: ChannelKind; readonly website_url?: string | undefined } & ChannelSettingsInput;
   readonly greeting_enabled?: boolean | undefined;
   readonly greeting_message?: string | undefined;
 }
 
-export interface UpdateInboxInput {
+export interface UpdateInboxInput extends SettingsInput {
   readonly name?: string | undefined;
-  readonly channel?: { readonly website_url?: string | undefined } | undefined;
+  readonly channel?: ({ readonly website_url?: string | undefined } & ChannelSettingsInput) | undefined;
   readonly greeting_enabled?: boolean | undefined;
   readonly greeting_message?: string | null | undefined;
 }
@@ -64,7 +155,7 @@ export async function createInbox(store: InboxStore, accountId: number, input: C
   const account = await requireAccount(store, accountId);
   const id = await store.nextInboxId(accountId);
   const ts = Math.floor(now.getTime() / 1000);
-  const inbox: Inbox = {
+  const inbox = {
     id,
     account_id: accountId,
     name: input.name,
@@ -75,7 +166,9 @@ export async function createInbox(store: InboxStore, accountId: number, input: C
     greeting_message: input.greeting_message ?? null,
     created_at: ts,
     updated_at: ts,
-  };
+    ...SETTING_DEFAULTS,
+    ...settingsOf(input),
+  } as Inbox;
   await store.insertInbox(inbox, [inboxPayload("inbox_created", inbox, account)]);
   return inbox;
 }
@@ -99,14 +192,15 @@ export async function updateInbox(
   now: Date,
 ): Promise<Inbox> {
   const [account, prev] = await Promise.all([requireAccount(store, accountId), getInbox(store, accountId, inboxId)]);
-  const next: Inbox = {
+  const next: StoredInbox = {
     ...prev,
     ...(input.name !== undefined ? { name: input.name } : {}),
     ...(input.channel?.website_url !== undefined ? { website_url: input.channel.website_url } : {}),
     ...(input.greeting_enabled !== undefined ? { greeting_enabled: input.greeting_enabled } : {}),
     ...(input.greeting_message !== undefined ? { greeting_message: input.greeting_message } : {}),
+    ...settingsOf(input),
   };
-  const changed = (Object.keys(next) as (keyof Inbox)[]).some((k) => next[k] !== prev[k]);
+  const changed = (Object.keys(next) as (keyof StoredInbox)[]).some((k) => next[k] !== (prev as StoredInbox)[k]);
   if (!changed) return prev;
   const updated: Inbox = { ...next, updated_at: Math.max(Math.floor(now.getTime() / 1000), prev.updated_at) };
   await store.replaceInbox(prev, updated, [inboxPayload("inbox_updated", updated, account)]);

@@ -65,17 +65,24 @@ export interface ReportQuery {
   readonly metric: Metric;
   readonly type: "account" | "inbox";
   readonly id?: number | undefined;
-  readonly since: number;
-  readonly until: number;
+  /** Unix seconds; default: 30 days before `until`. */
+  readonly since?: number | undefined;
+  /** Unix seconds; default: now. */
+  readonly until?: number | undefined;
   readonly group_by: GroupBy;
 }
+
+/** The window when the client gives none: the last 30 days up to now. */
+export const DEFAULT_RANGE_SECONDS = 30 * DAY;
 
 export type ReportPoint = { value: number; timestamp: number; count?: number };
 
 /** Longest range served, so one call reads at most ~5 years of day items. */
 export const MAX_RANGE_SECONDS = 5 * 366 * DAY;
 
-export async function report(store: ReportStore, accountId: number, q: ReportQuery): Promise<ReportPoint[]> {
+export async function report(store: ReportStore, accountId: number, query: ReportQuery, now: Date = new Date()): Promise<ReportPoint[]> {
+  const until = query.until ?? Math.floor(now.getTime() / 1000);
+  const q = { ...query, until, since: query.since ?? until - DEFAULT_RANGE_SECONDS };
   if (q.until < q.since) throw ValidationError.field("until", "invalid", "must be after since");
   if (q.until - q.since > MAX_RANGE_SECONDS) throw ValidationError.field("until", "too_big", "range is longer than 5 years");
   let scope = "account";

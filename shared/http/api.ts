@@ -8,7 +8,8 @@ import middy from "@middy/core";
 import type * as z from "zod/mini";
 import { randomUUID } from "node:crypto";
 import { bodyKind, DEFAULT_MAX_BODY_BYTES, routeById, type Route, type RouteId } from "../routes.ts";
-import { AppError, BadRequest, PayloadTooLarge } from "../domain/errors.ts";
+import { AppError, BadRequest, PayloadTooLarge, UnsupportedMediaType } from "../domain/errors.ts";
+import type { FormBody } from "./multipart.ts";
 import { authenticate } from "../domain/auth.ts";
 import { accountsRepo } from "../db/accounts-repo.ts";
 import { parseOr422 } from "./validation.ts";
@@ -178,6 +179,8 @@ function parseJson(raw: Buffer | undefined): unknown {
   }
 }
 
+const isMultipart = (contentType: string | undefined): contentType is string => contentType !== undefined && /^multipart\/form-data\s*;/i.test(contentType);
+
 export interface ApiOptions<B, Q> {
   /**
    * zod schema of the JSON body (omit for routes without a body), built on first use: a schema
@@ -186,6 +189,11 @@ export interface ApiOptions<B, Q> {
   readonly body?: () => z.ZodMiniType<B>;
   /** zod schema of the query string parameters, built on first use. */
   readonly query?: () => z.ZodMiniType<Q>;
+  /**
+   * "form" routes: the multipart reader (shared/http/multipart.ts `formBody`), given by the
+   * handler so that only the functions taking forms bundle the multipart parser.
+   */
+  readonly form?: (raw: Buffer | undefined, contentType: string, maxBytes: number) => Promise<FormBody>;
   /**
    * The success reply (shared/http/schemas/*): checked on every 2xx outside production (a
    * mismatch is a 500 and an error log, so the test suite checks the contract) and documented
@@ -266,8 +274,15 @@ async function runHandler<B, Q>(
   event: Event,
   api: RequestState,
 ): Promise<Result> {
-  // Every JSON route rejects a malformed body with 400, with or without a schema.
-  const json = bodyKind(route) === "json" ? parseJson(api.rawBody) : undefined;
+  // Every JSON route rejects a malformed body with 400, with or without a schema; "form" routes
+  // also take multipart/form-data, whose text fields stand for the JSON body.
+  const kind = bodyKind(route);
+  let form: FormBody | undefined;
+  if (kind === "form" && isMultipart(api.headers["content-type"])) {
+    if (!options.form) throw new UnsupportedMediaType("Expected a JSON body");
+    form = await options.form(api.rawBody, api.headers["content-type"], route.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES);
+  }
+  const json = form ? form.body : kind === "json" || kind === "form" ? parseJson(api.rawBody) : undefined;
   const parsedBody = options.body ? parseOr422(options.body(), json) : (undefined as B);
   const query = options.query ? parseOr422(options.query(), event.queryStringParameters ?? {}) : (undefined as Q);
   const params = (event.pathParameters ?? {}) as Record<string, string>;
@@ -280,6 +295,7 @@ async function runHandler<B, Q>(
     headers,
     replyHeaders,
     ...(rawBody ? { rawBody } : {}),
+    ...(form ? { files: form.files } : {}),
     event,
     params,
     body: parsedBody,

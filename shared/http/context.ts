@@ -5,6 +5,7 @@
  * middy hands both to every stage (`request.context`) and to the handler: no side tables.
  */
 import type { MiddlewareObj, Request } from "@middy/core";
+import type { FormFile } from "./multipart.ts";
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from "aws-lambda";
 import type { Identity } from "../domain/identity.ts";
 import type { Verdict } from "../ratelimit/limiter.ts";
@@ -65,6 +66,8 @@ export function stateOf(request: Pick<ApiRequest, "context">): RequestState {
 export interface PublicContext<B, Q>
   extends Pick<RequestState, "route" | "requestId" | "sourceIp" | "now" | "headers" | "replyHeaders"> {
   readonly rawBody?: Buffer;
+  /** The files of a multipart body on "form" routes (shared/routes.ts), in the order sent. */
+  readonly files?: readonly FormFile[];
   readonly event: Event;
   readonly params: Readonly<Record<string, string>>;
   readonly body: B;

@@ -1,29 +1,84 @@
 /** multipart/form-data from the decoded request body (busboy), with a per-file size cap. */
 import busboy from "busboy";
-import { BadRequest, UnsupportedMediaType } from "../domain/errors.ts";
+import { BadRequest, UnsupportedMediaType, ValidationError } from "../domain/errors.ts";
 import type { UploadedFile } from "../domain/uploads.ts";
 
+export const isMultipart = (contentType: string | undefined): contentType is string => contentType !== undefined && /^multipart\/form-data\s*;/i.test(contentType);
+
 export async function readFilePart(raw: Buffer | undefined, contentType: string | undefined, field: string, maxBytes: number): Promise<UploadedFile | undefined> {
-  if (!contentType || !/^multipart\/form-data\s*;/i.test(contentType)) throw new UnsupportedMediaType("Expected multipart/form-data with an attachment part");
+  if (!isMultipart(contentType)) throw new UnsupportedMediaType("Expected multipart/form-data with an attachment part");
+  const form = await readForm(raw, contentType, { maxFileBytes: maxBytes, maxFiles: 5, maxFields: 20 });
+  return form.files.find((f) => f.field === field);
+}
+
+/** A file part of a form: its field name (`attachments[]`) beside the file. */
+export interface FormFile extends UploadedFile {
+  readonly field: string;
+}
+
+export interface Form {
+  /** Text fields by name; a name sent more than once (`attachment_ids[]`) gives a list. */
+  readonly fields: Record<string, string | string[]>;
+  readonly files: FormFile[];
+  /** More files than `maxFiles` were sent (the rest were not read). */
+  readonly tooManyFiles: boolean;
+}
+
+/** Every text field and file of a multipart/form-data body; a file over `maxFileBytes` is marked truncated. */
+export function readForm(raw: Buffer | undefined, contentType: string, limits: { maxFileBytes: number; maxFiles: number; maxFields: number }): Promise<Form> {
   let parser: busboy.Busboy;
   try {
-    parser = busboy({ headers: { "content-type": contentType }, limits: { fileSize: maxBytes, files: 5, fields: 20, parts: 25 } });
+    parser = busboy({
+      headers: { "content-type": contentType },
+      limits: { fileSize: limits.maxFileBytes, files: limits.maxFiles, fields: limits.maxFields, parts: limits.maxFiles + limits.maxFields, fieldSize: 200_000 },
+    });
   } catch {
     throw new BadRequest("bad_multipart", "Malformed multipart body");
   }
   return new Promise((resolve, reject) => {
-    let found: UploadedFile | undefined;
+    const fields: Record<string, string | string[]> = {};
+    const files: FormFile[] = [];
+    let tooManyFiles = false;
+    parser.on("field", (name, value) => {
+      const prev = fields[name];
+      fields[name] = prev === undefined ? value : Array.isArray(prev) ? [...prev, value] : [prev, value];
+    });
     parser.on("file", (name, stream, info) => {
       const chunks: Buffer[] = [];
       let truncated = false;
       stream.on("data", (c: Buffer) => chunks.push(c));
       stream.on("limit", () => (truncated = true));
       stream.on("end", () => {
-        if (name === field && !found) found = { filename: info.filename ?? "file", contentType: info.mimeType || "application/octet-stream", data: Buffer.concat(chunks), truncated };
+        files.push({ field: name, filename: info.filename ?? "file", contentType: info.mimeType || "application/octet-stream", data: Buffer.concat(chunks), truncated });
       });
     });
+    parser.on("filesLimit", () => (tooManyFiles = true));
     parser.on("error", () => reject(new BadRequest("bad_multipart", "Malformed multipart body")));
-    parser.on("close", () => resolve(found));
+    parser.on("close", () => resolve({ fields, files, tooManyFiles }));
     parser.end(raw ?? Buffer.alloc(0));
   });
+}
+
+/** Files a form body may carry. */
+export const MAX_FORM_FILES = 10;
+
+/** A multipart body as the JSON body it stands for, and its files. */
+export interface FormBody {
+  readonly body: Record<string, unknown>;
+  readonly files: readonly FormFile[];
+}
+
+/**
+ * A multipart body as the JSON one it stands for: `name[]` fields become lists (`attachment_ids[]`),
+ * others strings (the schemas cast digits and booleans as Rails does); at most MAX_FORM_FILES files.
+ */
+export async function formBody(raw: Buffer | undefined, contentType: string, maxBytes: number): Promise<FormBody> {
+  const form = await readForm(raw, contentType, { maxFileBytes: maxBytes, maxFiles: MAX_FORM_FILES, maxFields: 50 });
+  if (form.tooManyFiles) throw ValidationError.field("attachments", "too_many", `has more than ${MAX_FORM_FILES} files`);
+  const body: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(form.fields)) {
+    if (name.endsWith("[]")) body[name.slice(0, -2)] = [value].flat();
+    else body[name] = Array.isArray(value) ? value[value.length - 1] : value;
+  }
+  return { body, files: form.files };
 }

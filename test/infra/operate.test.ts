@@ -14,7 +14,7 @@ import { functionNames } from "../../infra/build.ts";
 import { WORKER_TABLE_ACTIONS } from "../../infra/grants.ts";
 import { nagViolations } from "../../infra/nag.ts";
 import { ACCESS_LOG_FIELDS, ALARM_DEFAULTS, MAX_METRICS_PER_ALARM } from "../../infra/observability.ts";
-import { buildApp } from "../../infra/stack.ts";
+import { buildApp, UPLOAD_FUNCTIONS, UPLOAD_READERS } from "../../infra/stack.ts";
 import type { ConversaStack, Stage } from "../../infra/stack.ts";
 import { DELIVER_FN, FANOUT_FN } from "../../infra/webhooks.ts";
 import { mainTable } from "../../shared/db/table.ts";
@@ -128,8 +128,8 @@ describe("least privilege", () => {
         wildcards.push(...resources.filter((r) => r === '"*"' || r.includes("/index/*") || r.includes("/*\"")));
       }
     }
-    // The one acknowledged wildcard (infra/uploads.ts): new upload object keys, on one function.
-    expect(wildcards).toEqual([uploadObjects]);
+    // The one acknowledged wildcard (infra/uploads.ts): new upload and message-file object keys, on the functions that write or sign them.
+    expect(wildcards).toEqual(Array.from({ length: UPLOAD_FUNCTIONS.length + UPLOAD_READERS.length }, () => uploadObjects));
     for (const r of Object.values(ofType(t, "AWS::IAM::Role"))) expect(r.Properties.ManagedPolicyArns).toBeUndefined();
   });
 

@@ -8,7 +8,7 @@ import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildFunctions, extraFunctions, MAX_BUNDLE_BYTES, type BuiltFunction } from "../../infra/build.ts";
+import { buildFunctions, extraFunctions, MAX_BUNDLE_BYTES, ROUTER_FN, type BuiltFunction } from "../../infra/build.ts";
 import { buildApp, DEFAULT_MEMORY_MB, DEFAULT_TIMEOUT_SECONDS, STAGES } from "../../infra/stack.ts";
 import type { Stage } from "../../infra/stack.ts";
 import { mainTable, throttleTable } from "../../shared/db/table.ts";
@@ -105,6 +105,20 @@ function actionsOn(t: Template, fnId: string, tableId: string): Set<string> {
   return actions;
 }
 
+/** Function logical ids a function's role may invoke (lambda:InvokeFunction statements). */
+function invokeTargets(t: Template, fnId: string): Set<string> {
+  const roleId = refId(ofType(t, "AWS::Lambda::Function")[fnId]!.Properties.Role);
+  const out = new Set<string>();
+  for (const p of Object.values(ofType(t, "AWS::IAM::Policy"))) {
+    if (!(p.Properties.Roles as unknown[]).map(refId).includes(roleId)) continue;
+    for (const s of (p.Properties.PolicyDocument as { Statement: { Action: string | string[]; Resource: unknown }[] }).Statement) {
+      if (![s.Action].flat().includes("lambda:InvokeFunction")) continue;
+      for (const res of [s.Resource].flat()) out.add(refId(res));
+    }
+  }
+  return out;
+}
+
 beforeAll(async () => {
   assetsDir = await mkdtemp(join(tmpdir(), "conversa-infra-"));
   built = await buildFunctions({ outDir: assetsDir });
@@ -118,7 +132,7 @@ afterAll(async () => {
 
 describe("bundles", () => {
   it("keeps every function within the size limit", () => {
-    expect(built.length).toBe(fnNames.length + extraFunctions.length);
+    expect(built.length).toBe(fnNames.length + extraFunctions.length + 1);
     expect(built.filter((b) => b.bytes > MAX_BUNDLE_BYTES).map((b) => b.fn)).toEqual([]);
   });
 
@@ -140,11 +154,30 @@ describe("route table parity", () => {
     expect(new Set(keys).size).toBe(keys.length);
   });
 
-  it.each(STAGES)("has exactly one API Gateway route per table row, and no other (%s)", (stage) => {
+  it.each(STAGES)("has exactly one API Gateway route per table row, plus $default, and no other (%s)", (stage) => {
     const synthesized = Object.values(ofType(template(stage), "AWS::ApiGatewayV2::Route"))
       .map((r) => r.Properties.RouteKey as string)
       .sort();
-    expect(synthesized).toEqual(table.map(routeKey).sort());
+    expect(synthesized).toEqual([...table.map(routeKey), "$default"].sort());
+  });
+
+  it("reaches each route's function with and without a trailing slash: the exact key, or $default → router → Invoke", () => {
+    const t = template("production");
+    const byKey = functionsByRouteKey(t);
+    const fns = ofType(t, "AWS::Lambda::Function");
+    const routerId = byKey.get("$default")!;
+    expect(fns[routerId]?.Properties.Description).toBe(`Conversa production: functions/${ROUTER_FN}.ts`);
+    const prefix = (fns[routerId]!.Properties.Environment as { Variables: Record<string, unknown> }).Variables.ROUTE_FUNCTION_PREFIX;
+    expect(prefix).toBe("Conversa-production-");
+    const invokable = invokeTargets(t, routerId);
+    for (const r of table) {
+      const fnId = byKey.get(routeKey(r))!;
+      // The name the router invokes for `<path>/` is the name of the function behind `<path>`.
+      expect(fns[fnId]!.Properties.FunctionName, r.id).toBe(`${String(prefix)}${r.fn}`);
+      expect(invokable.has(fnId), r.id).toBe(true);
+    }
+    // Exactly the route functions: not the workers, not itself.
+    expect(invokable.size).toBe(fnNames.length);
   });
 
   it("integrates each route with the function built from its file", () => {
@@ -156,7 +189,7 @@ describe("route table parity", () => {
       expect(fnId, routeKey(r)).toBeDefined();
       expect(fns[fnId!]?.Properties.Description, routeKey(r)).toBe(`Conversa production: functions/${r.fn}.ts`);
     }
-    expect(new Set(byKey.values()).size).toBe(fnNames.length);
+    expect(new Set(byKey.values()).size).toBe(fnNames.length + 1);
   });
 
   it("uses payload format 2.0 (the handlers read API Gateway v2 events)", () => {
@@ -169,9 +202,9 @@ describe("route table parity", () => {
 describe("functions", () => {
   it("has one Lambda per route function plus the extra functions, and no other", () => {
     const fns = Object.values(ofType(template("production"), "AWS::Lambda::Function"));
-    expect(fns).toHaveLength(fnNames.length + extraFunctions.length);
+    expect(fns).toHaveLength(fnNames.length + extraFunctions.length + 1);
     expect(fns.map((f) => f.Properties.Description).sort()).toEqual(
-      [...fnNames, ...extraFunctions].map((fn) => `Conversa production: functions/${fn}.ts`).sort(),
+      [...fnNames, ...extraFunctions, ROUTER_FN].map((fn) => `Conversa production: functions/${fn}.ts`).sort(),
     );
   });
 
@@ -340,14 +373,19 @@ describe("uploads bucket", () => {
     }
   });
 
-  it("is granted only to the upload function, which gets its name", () => {
+  it("is granted only to the functions that write or sign message files, which get its name", () => {
     const t = template("production");
     const bucketId = Object.keys(ofType(t, "AWS::S3::Bucket")).find((id) => id.startsWith("UploadsBucket"));
     const fns = ofType(t, "AWS::Lambda::Function");
     const granted = Object.entries(fns).filter(([id]) => actionsOn(t, id, bucketId!).size > 0);
-    expect(granted.map(([, f]) => f.Properties.Description)).toEqual(["Conversa production: functions/upload-create.ts"]);
-    const vars = (granted[0]![1].Properties.Environment as { Variables: Record<string, unknown> }).Variables;
-    expect(refId(vars.UPLOADS_BUCKET)).toBe(bucketId);
-    expect([...actionsOn(t, granted[0]![0], bucketId!)].sort()).toEqual(["s3:GetObject", "s3:PutObject"]);
+    const byFile = new Map(granted.map(([id, f]) => [String(f.Properties.Description).replace("Conversa production: functions/", "").replace(/\.ts$/, ""), id]));
+    expect([...byFile.keys()].sort()).toEqual(["conversations-transcript", "messages-create", "messages-list", "messages-update", "upload-create"]);
+    for (const [file, id] of byFile) {
+      const vars = (fns[id]!.Properties.Environment as { Variables: Record<string, unknown> }).Variables;
+      expect(refId(vars.UPLOADS_BUCKET), file).toBe(bucketId);
+      const writes = ["upload-create", "messages-create", "messages-update"].includes(file);
+      expect([...actionsOn(t, id, bucketId!)].sort(), file).toEqual(writes ? ["s3:GetObject", "s3:PutObject"] : ["s3:GetObject"]);
+    }
   });
+
 });

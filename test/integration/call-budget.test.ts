@@ -5,6 +5,7 @@
  * over its budget fails, and so does a route of the table without a budget (add it to
  * shared/budgets.ts) or without a representative request here. The table is printed.
  */
+import { checkoutAssets } from "../../web/assets.ts";
 import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -28,7 +29,7 @@ let signer: UserFixture;
 let resetter: UserFixture;
 let cat: Awaited<ReturnType<typeof makeCatalog>>;
 const subscribed = { accountId: 0, key: "" };
-const ids = { inbox: 0, widgetToken: "", contact: 0, conversation: 0, message: 0, webhook: 0, doomedWebhook: 0, delivery: "", token: "", resetToken: "", checkoutToken: "" };
+const ids = { inbox: 0, widgetToken: "", contact: 0, conversation: 0, message: 0, webhook: 0, doomedWebhook: 0, delivery: "", token: "", resetToken: "", checkoutToken: "", pageAsset: "" };
 
 const BOUNDARY = "----conversa-budget-boundary";
 const png = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.alloc(1000, 7)]);
@@ -88,6 +89,7 @@ beforeAll(async () => {
   await deliveriesRepo.recordAttempt(delivery, delivery, true);
   ids.delivery = delivery.id;
   ids.token = (await ok(invoke("access_tokens.create", { key, body: {} }))).json.id;
+  ids.pageAsset = Object.keys((await checkoutAssets()).files)[0] ?? "";
   ids.token = String(ids.token);
   await ok(invoke("auth.password_request", { body: { email: resetter.email } }));
   const mail = await readFile(join(mailDir, (await readdir(mailDir)).find((f) => f.endsWith(".eml"))!), "utf8");
@@ -153,6 +155,8 @@ const requests: Partial<Record<RouteId, () => Call>> = {
   "access_tokens.create": () => ({ key: a.adminKey, body: {} }),
   "access_tokens.revoke": () => ({ key: a.adminKey, params: { token_id: ids.token } }),
   "checkout.plans": () => ({}),
+  "checkout.page": () => ({}),
+  "checkout.asset": () => ({ params: { asset: ids.pageAsset } }),
   "checkout.link": () => ({ body: { plan: cat.plan.slug, billing_cycle: "monthly" } }),
   "checkout.prefill": () => ({ query: { token: ids.checkoutToken } }),
   "checkout.coupon": () => ({ body: { plan: cat.plan.slug, billing_cycle: "monthly", code: cat.codes.percent } }),

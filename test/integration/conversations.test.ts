@@ -33,11 +33,13 @@ describe("conversations", () => {
     });
 
     expect(res.status).toBe(200);
-    expect(res.json).toMatchObject({ id: 1, account_id: a.accountId, inbox_id: inboxA, status: "open", meta: { sender: { id: contactA, name: "Carla Client" }, assignee: null } });
+    expect(res.json).toMatchObject({ id: 1, account_id: a.accountId, inbox_id: inboxA, status: "open", meta: { sender: { id: contactA, name: "Carla Client" } } });
+    expect(res.json.meta).not.toHaveProperty("assignee");
     expect(res.json.messages).toHaveLength(1);
     const [created] = await outboxOf(a.accountId, "conversation_created");
     expect(created!.inboxId).toBe(inboxA);
-    expect(created!.payload).toMatchObject({ event: "conversation_created", id: "1", status: "open", inbox_id: inboxA, contact: { id: contactA, name: "Carla Client" }, meta: { sender: { id: contactA }, assignee: null } });
+    expect(created!.payload).toMatchObject({ event: "conversation_created", id: "1", status: "open", inbox_id: inboxA, contact: { id: contactA, name: "Carla Client" }, meta: { sender: { id: contactA } } });
+    expect(created!.payload.meta).not.toHaveProperty("assignee");
     expect(created!.payload.messages[0]).toMatchObject({ content: "Hello Carla", message_type: "outgoing" });
     const [msg] = await outboxOf(a.accountId, "message_created");
     expect(msg!.payload).toMatchObject({ event: "message_created", id: "1", content: "Hello Carla", message_type: "outgoing", conversation: { id: 1, status: "open", inbox_id: inboxA }, sender: { id: a.agentUserId, name: "Agent", type: "user" }, inbox: { id: inboxA, name: "Support" }, account: { id: a.accountId, name: "Conv A" } });
@@ -90,7 +92,7 @@ describe("conversations", () => {
   it("toggles status with conversation_status_changed + conversation_updated and moves the counters", async () => {
     const res = await invoke("conversations.toggle_status", { params: P(a, { conversation_id: 1 }), key: a.agentKey, body: { status: "resolved" } });
 
-    expect(res.json).toEqual({ payload: { success: true, current_status: "resolved", conversation_id: 1 } });
+    expect(res.json).toEqual({ meta: {}, payload: { success: true, current_status: "resolved", conversation_id: 1, snoozed_until: null } });
     const [changed] = await outboxOf(a.accountId, "conversation_status_changed");
     expect(changed!.payload).toMatchObject({ event: "conversation_status_changed", id: "1", status: "resolved", changed_attributes: [{ status: { previous_value: "open", current_value: "resolved" } }] });
     const updated = await outboxOf(a.accountId, "conversation_updated");

@@ -10,7 +10,8 @@ import { makeAccount, type AccountFixture } from "../support/fixtures.ts";
 const keyRoutes: Route[] = routes.filter((r) => r.auth === "api_key");
 const accountRoutes: Route[] = keyRoutes.filter((r) => pathParams(r.path).includes("account_id"));
 const adminRoutes: Route[] = accountRoutes.filter((r) => r.role === "administrator");
-const jsonRoutes: Route[] = routes.filter((r) => bodyKind(r) === "json");
+/** Routes taking JSON (the "form" ones take JSON too, or multipart/form-data). */
+const jsonRoutes: Route[] = routes.filter((r) => bodyKind(r) === "json" || bodyKind(r) === "form");
 
 let a: AccountFixture;
 let b: AccountFixture;

@@ -60,7 +60,21 @@ describe("upload", () => {
     const foreign = await invoke("messages.create", { params: { account_id: b.accountId, conversation_id: conv }, key: b.agentKey, body: { attachment_ids: [1] } });
 
     expect(msg.status).toBe(200);
-    expect(msg.json.attachments).toEqual([{ id: 1, file_type: "image", content_type: "image/png", file_name: "logo.png", file_size: png.length, blob_key: expect.any(String) }]);
+    expect(msg.json.attachments).toEqual([
+      {
+        id: 1,
+        message_id: msg.json.id,
+        account_id: a.accountId,
+        file_type: "image",
+        extension: "png",
+        data_url: expect.stringContaining("X-Amz-Signature="),
+        thumb_url: expect.stringContaining("X-Amz-Signature="),
+        content_type: "image/png",
+        file_name: "logo.png",
+        file_size: png.length,
+        blob_key: expect.any(String),
+      },
+    ]);
     expect(foreign.status).toBe(404);
   });
 

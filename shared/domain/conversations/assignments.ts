@@ -13,5 +13,5 @@ export async function assignConversation(store: ConversationStore, accountId: nu
   const user = users[0];
   if (assigneeId && (!role || !user)) throw ValidationError.field("assignee_id", "invalid", "is not a member of this account");
   await applyChange(store, prev, { assignee_id: assigneeId }, now);
-  return user ? { ...userRef(user), role } : null;
+  return user ? { ...userRef(user, accountId), role } : null;
 }

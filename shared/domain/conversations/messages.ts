@@ -6,6 +6,7 @@ import { pageMeta, type Listing, type PageRequest } from "../paging.ts";
 import { dayOf, type ReportIncrement } from "../reports.ts";
 import { countedMessage, need, presence, requireConversation, secondsOf } from "./changes.ts";
 import type { Attachment, Conversation, ConversationStore, Message, MessageType, Sender } from "./model.ts";
+import { checkFiles, storeFiles, withAttachmentUrls, type AttachmentFiles, type MessageFile } from "./attachments.ts";
 import { contactSender, conversationEvent, messageEvent, userSender, viewOf } from "./views.ts";
 
 export function newMessage(
@@ -44,11 +45,29 @@ export interface CreateMessageInput {
   readonly source_id?: string | undefined;
 }
 
-export async function createMessage(store: ConversationStore, accountId: number, conversationId: number, userId: number, input: CreateMessageInput, now: Date): Promise<Message> {
+/** Files sent with the message (multipart `attachments[]`) and where they go. */
+export interface NewFiles {
+  readonly list: readonly MessageFile[];
+  readonly store: AttachmentFiles;
+}
+
+/** The message in Chatwoot's reply shape: attachments with data_url (signed), message_id... */
+export type RenderedMessage = Message;
+
+export async function createMessage(
+  store: ConversationStore,
+  accountId: number,
+  conversationId: number,
+  userId: number,
+  input: CreateMessageInput,
+  now: Date,
+  files?: NewFiles,
+): Promise<RenderedMessage> {
+  const checked = checkFiles(files?.list ?? []);
   const type = input.message_type ?? "outgoing";
   const convP = requireConversation(store, accountId, conversationId);
   // The inbox and contact reads start as soon as the conversation is known, beside the others.
-  const [account, conv, users, id, attachments, [inbox, contact]] = await Promise.all([
+  const [account, conv, users, id, uploaded, [inbox, contact]] = await Promise.all([
     need(store.getAccount(accountId)),
     convP,
     type === "outgoing" ? store.getUsers([userId]) : Promise.resolve([]),
@@ -56,9 +75,11 @@ export async function createMessage(store: ConversationStore, accountId: number,
     input.attachment_ids?.length ? store.getAttachments(accountId, input.attachment_ids) : Promise.resolve([]),
     convP.then((c) => Promise.all([need(store.getInbox(accountId, c.inbox_id)), type === "incoming" ? store.getContact(accountId, c.contact_id) : Promise.resolve(undefined)])),
   ]);
-  if (input.attachment_ids?.length && attachments.length !== new Set(input.attachment_ids).size) {
+  if (input.attachment_ids?.length && uploaded.length !== new Set(input.attachment_ids).size) {
     throw ValidationError.field("attachment_ids", "invalid", "contains an unknown upload");
   }
+  // Files first, then the one transaction: a failed transaction leaves only orphan files.
+  const attachments = files && checked.length ? [...uploaded, ...(await storeFiles(files.store, accountId, conversationId, checked))] : uploaded;
   if (!input.content && attachments.length === 0) throw ValidationError.field("content", "blank", "can't be blank");
   const sender = type === "incoming" ? (contact ? contactSender(contact) : null) : users[0] ? userSender(users[0]) : null;
   const ts = secondsOf(now);
@@ -76,6 +97,7 @@ export async function createMessage(store: ConversationStore, accountId: number,
     last_activity_at: ts,
     messages_count: conv.messages_count + 1,
   };
+  const rendered = await withAttachmentUrls(message, files?.store);
   const statusEvents: DomainEvent[] = [];
   if (reopen) {
     const view = await viewOf(store, after);
@@ -91,10 +113,10 @@ export async function createMessage(store: ConversationStore, accountId: number,
       reports: Object.keys(fields).length ? [{ day: dayOf(ts), inboxId: conv.inbox_id, fields }] : [],
       touchContact: type === "incoming" ? { contactId: conv.contact_id, at: ts } : undefined,
     },
-    [...statusEvents, messageEvent("message_created", message, after, inbox, account)],
+    [...statusEvents, messageEvent("message_created", rendered, after, inbox, account)],
     reopen,
   );
-  return message;
+  return rendered;
 }
 
 export async function updateMessage(
@@ -104,22 +126,27 @@ export async function updateMessage(
   messageId: number,
   input: { content?: string | undefined; content_attributes?: Record<string, unknown> | undefined },
   now: Date,
-): Promise<Message> {
+  files?: NewFiles,
+): Promise<RenderedMessage> {
+  const checked = checkFiles(files?.list ?? []);
   const [account, conv, prev] = await Promise.all([
     need(store.getAccount(accountId)),
     requireConversation(store, accountId, conversationId),
     need(store.getMessage(accountId, conversationId, messageId)),
   ]);
+  const added = files && checked.length ? await storeFiles(files.store, accountId, conversationId, checked) : [];
   const next: Message = {
     ...prev,
     ...(input.content !== undefined ? { content: input.content } : {}),
     ...(input.content_attributes !== undefined ? { content_attributes: input.content_attributes } : {}),
+    ...(added.length ? { attachments: [...prev.attachments, ...added] } : {}),
   };
-  if (JSON.stringify(next) === JSON.stringify(prev)) return prev;
+  if (JSON.stringify(next) === JSON.stringify(prev)) return withAttachmentUrls(prev, files?.store);
   const updated: Message = { ...next, updated_at: Math.max(secondsOf(now), prev.updated_at) };
   const inbox = await need(store.getInbox(accountId, conv.inbox_id));
-  await store.replaceMessage(prev, updated, conv, [messageEvent("message_updated", updated, conv, inbox, account)]);
-  return updated;
+  const rendered = await withAttachmentUrls(updated, files?.store);
+  await store.replaceMessage(prev, updated, conv, [messageEvent("message_updated", rendered, conv, inbox, account)]);
+  return rendered;
 }
 
 export async function listMessages(store: ConversationStore, accountId: number, conversationId: number, req: PageRequest): Promise<Listing<Message>> {

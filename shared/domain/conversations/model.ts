@@ -31,6 +31,7 @@ export interface Sender {
   readonly thumbnail?: string;
 }
 
+/** A file of a message; replies add Chatwoot's message_id, account_id, data_url and thumb_url (attachments.ts). */
 export interface Attachment {
   readonly id: number;
   readonly file_type: string;
@@ -38,6 +39,13 @@ export interface Attachment {
   readonly file_name: string;
   readonly file_size: number;
   readonly blob_key: string;
+  /** The file's key in the uploads bucket (absent on records older than it). */
+  readonly object_key?: string;
+  readonly extension?: string | null;
+  readonly message_id?: number;
+  readonly account_id?: number;
+  readonly data_url?: string;
+  readonly thumb_url?: string;
 }
 
 export interface Message {

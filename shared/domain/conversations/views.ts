@@ -7,7 +7,16 @@ import type { Conversation, ConversationStore, Message, Sender, User } from "./m
 
 export const userSender = (u: User): Sender => ({ id: u.id, name: u.name, type: "user", email: u.email });
 export const contactSender = (c: Contact): Sender => ({ id: c.id, name: c.name, type: "contact", email: c.email, thumbnail: c.thumbnail });
-export const userRef = (u: User) => ({ id: u.id, name: u.name, email: u.email, type: "user" as const });
+/** An agent as Chatwoot shows one (available_name: the display name; confirmed: a signed-up user). */
+export const userRef = (u: User, accountId?: number) => ({
+  id: u.id,
+  name: u.name,
+  available_name: u.name,
+  email: u.email,
+  type: "user" as const,
+  confirmed: true,
+  ...(accountId !== undefined ? { account_id: accountId } : {}),
+});
 
 /** The conversation as replies show it: with its contact (meta.sender), assignee and last message. */
 export function conversationView(conv: Conversation, contact: Contact | undefined, assignee: User | undefined) {
@@ -21,10 +30,11 @@ export function conversationView(conv: Conversation, contact: Contact | undefine
     muted: false,
     can_reply: true,
     labels: [] as string[],
+    // Chatwoot leaves `assignee` out of meta when nobody is assigned.
     meta: {
       sender: contact ? contactRef(contact) : null,
-      assignee: assignee ? userRef(assignee) : null,
-    },
+      ...(assignee ? { assignee: userRef(assignee, conv.account_id) } : {}),
+    } as { sender: ReturnType<typeof contactRef> | null; assignee?: ReturnType<typeof userRef> },
     messages: last_message ? [last_message] : [],
   };
 }

@@ -6,7 +6,7 @@ import { normalizeBrazilianPhone } from "../../domain/checkout/phone.ts";
 import { MAX_ADDITIONAL_INBOXES } from "../../domain/checkout/pricing.ts";
 import type { Customer } from "../../domain/checkout/checkout.ts";
 import { lazy } from "../../lazy.ts";
-import { named, reply, unixTime, type ReplySpec } from "./common.ts";
+import { intField, named, reply, unixTime, type ReplySpec } from "./common.ts";
 
 const text = (max: number) => z.string().check(z.trim(), z.minLength(1), z.maxLength(max));
 
@@ -39,7 +39,7 @@ export const cnpj = z.pipe(
 
 const plan = text(60);
 const billingCycle = z.enum(BILLING_CYCLES);
-const additionalInboxes = z.optional(z.int().check(z.minimum(0), z.maximum(MAX_ADDITIONAL_INBOXES)));
+const additionalInboxes = z.optional(intField(0, MAX_ADDITIONAL_INBOXES));
 const couponCode = text(40);
 
 const toCustomer = (c: { name: string; email: string; phone?: string | undefined; cnpj?: string | undefined }): Customer => ({
@@ -92,8 +92,8 @@ export const quoteBody = lazy(() => z.object({
   phone: z.optional(phone),
   company: z.optional(text(255)),
   cnpj: z.optional(cnpj),
-  inboxes: z.optional(z.int().check(z.minimum(1), z.maximum(100_000))),
-  agents: z.optional(z.int().check(z.minimum(1), z.maximum(100_000))),
+  inboxes: z.optional(intField(1, 100_000)),
+  agents: z.optional(intField(1, 100_000)),
   message: text(5000),
 }));
 

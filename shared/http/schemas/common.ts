@@ -5,6 +5,7 @@
  * Replies are loose objects: the contract allows extra fields, never missing or renamed ones.
  */
 import * as z from "zod/mini";
+import { attributeMap } from "./attributes.ts";
 import { lazy } from "../../lazy.ts";
 
 /** Named schemas (`components.schemas` of the OpenAPI document), by id. */
@@ -37,6 +38,37 @@ export interface ReplySpec {
 
 export const reply = (schema: () => z.ZodMiniType, description: string, status = 200): ReplySpec => ({ status, schema: lazy(schema), description });
 export const emptyReply = (description: string, status = 200): ReplySpec => ({ status, description });
+
+/**
+ * An integer body field: a JSON number or, as Rails casts it for Chatwoot clients, a string of
+ * digits (`"inbox_id":"12"`); an integer within the safe range and [min, max] either way.
+ */
+export const intField = (min = 1, max = Number.MAX_SAFE_INTEGER) =>
+  z.pipe(
+    z.pipe(z.union([z.number(), z.string().check(z.regex(/^\d{1,16}$/))]), z.transform((v) => Number(v))),
+    z.number().check(z.int(), z.minimum(min), z.maximum(max)),
+  );
+
+/** A boolean body field: true/false or, from a form, "true"/"false"/"1"/"0" (Rails' casting). */
+export const boolField = () =>
+  z.pipe(z.union([z.boolean(), z.enum(["true", "false", "1", "0"])]), z.transform((v) => v === true || v === "true" || v === "1"));
+
+/** An attribute map: an object or, from a form, the JSON text of one; either is held to the attribute-map rules. */
+export const attrsField = () =>
+  z.pipe(
+    z.transform((v: unknown, ctx): unknown => {
+      if (typeof v !== "string") return v;
+      try {
+        const parsed: unknown = JSON.parse(v);
+        if (parsed && typeof parsed === "object" && !Array.isArray(parsed)) return parsed;
+      } catch {
+        // reported below
+      }
+      ctx.issues.push({ code: "custom", message: "is not a JSON object", input: v, params: { code: "invalid" } });
+      return z.NEVER;
+    }),
+    attributeMap(),
+  );
 
 /** Unix seconds. */
 export const unixTime = z.int();

@@ -2,7 +2,7 @@ import * as z from "zod/mini";
 import { attributeMap } from "./attributes.ts";
 import { pagingShape } from "./paging.ts";
 import { lazy } from "../../lazy.ts";
-import { named, pageMetaView, reply, unixTime } from "./common.ts";
+import { intField, named, pageMetaView, reply, unixTime } from "./common.ts";
 
 const name = z.string().check(z.trim(), z.minLength(1), z.maxLength(255));
 const email = z.string().check(z.trim(), z.maxLength(320), z.regex(/^[^\s@]+@[^\s@]+\.[^\s@]+$/));
@@ -20,7 +20,13 @@ const contactFields = {
   additional_attributes: z.optional(attributeMap()),
 };
 
-export const createContactBody = lazy(() => z.object({ name, ...contactFields }));
+export const createContactBody = lazy(() => z.object({
+  name,
+  ...contactFields,
+  // Chatwoot's create form names an inbox to attach the contact to: accepted (no per-inbox records here).
+  inbox_id: z.optional(z.nullable(intField())),
+  avatar_url: z.optional(z.nullable(z.string().check(z.maxLength(2048)))),
+}));
 
 export const updateContactBody = lazy(() => z.object({ name: z.optional(name), ...contactFields }));
 
@@ -58,7 +64,10 @@ export const contactRefView = named("ContactRef", () => z.looseObject({ ...conta
 
 const contactPage = lazy(() => z.looseObject({ meta: pageMetaView(), payload: z.array(contactView()) }));
 
-export const contactCreatedReply = reply(() => z.looseObject({ payload: z.looseObject({ contact: contactView() }) }), "The new contact");
-export const contactReply = reply(() => z.looseObject({ payload: contactView() }), "The contact");
+/** C with Chatwoot's contact_inboxes (replies of create, show and update). */
+const contactShownView = lazy(() => z.looseObject({ ...contactView().shape, contact_inboxes: z.array(z.looseObject({ source_id: z.string(), inbox: z.looseObject({ id: z.int(), name: z.string() }) })) }));
+
+export const contactCreatedReply = reply(() => z.looseObject({ payload: z.looseObject({ contact: contactShownView() }) }), "The new contact");
+export const contactReply = reply(() => z.looseObject({ payload: contactShownView() }), "The contact");
 export const contactListReply = reply(contactPage, "One page of the account's contacts");
 export const contactSearchReply = reply(contactPage, "One page of the matching contacts");

@@ -1,12 +1,12 @@
 import * as z from "zod/mini";
 import { PRIORITIES, STATUSES } from "../../domain/conversations/model.ts";
-import { attributeMap } from "./attributes.ts";
 import { pagingShape, queryInt } from "./paging.ts";
 import { contactRefView } from "./contacts.ts";
 import { lazy } from "../../lazy.ts";
-import { named, pageMetaView, reply, unixTime, type ReplySpec } from "./common.ts";
+import { attributeMap } from "./attributes.ts";
+import { attrsField, boolField, intField, named, pageMetaView, reply, unixTime, type ReplySpec } from "./common.ts";
 
-const id = z.number().check(z.int(), z.positive());
+const id = intField();
 const attrs = z.record(z.string(), z.unknown());
 const content = z.string().check(z.maxLength(150_000));
 
@@ -19,6 +19,10 @@ export const createConversationBody = lazy(() => z.object({
   custom_attributes: z.optional(attributeMap()),
   additional_attributes: z.optional(attributeMap()),
   message: z.optional(z.object({ content: content.check(z.minLength(1)), private: z.optional(z.boolean()) })),
+  // Chatwoot's create form also carries these; accepted (a contact's source id, a team: none here).
+  source_id: z.optional(z.nullable(z.string().check(z.maxLength(255)))),
+  team_id: z.optional(z.nullable(intField())),
+  contact_inbox_id: z.optional(z.nullable(intField())),
 }));
 
 export const updateConversationBody = lazy(() => z.object({
@@ -41,7 +45,7 @@ export const metaQuery = lazy(() => z.object({
 
 export const toggleStatusBody = lazy(() => z.object({
   status: z.optional(z.enum(STATUSES)),
-  snoozed_until: z.optional(z.number().check(z.int(), z.positive())),
+  snoozed_until: z.optional(intField()),
 }));
 
 export const typingBody = lazy(() => z.object({
@@ -51,18 +55,20 @@ export const typingBody = lazy(() => z.object({
 
 export const assignmentBody = lazy(() => z.object({ assignee_id: z.nullable(id) }));
 
+/** The JSON body, or the text fields of the multipart form (files go beside it, as `attachments[]`). */
 export const createMessageBody = lazy(() => z.object({
   content: z.optional(content),
   message_type: z.optional(z.enum(["outgoing", "incoming"])),
-  private: z.optional(z.boolean()),
-  content_attributes: z.optional(attributeMap()),
+  private: z.optional(boolField()),
+  content_type: z.optional(z.literal("text")),
+  content_attributes: z.optional(attrsField()),
   attachment_ids: z.optional(z.array(id).check(z.maxLength(10))),
   source_id: z.optional(z.string().check(z.maxLength(255))),
 }));
 
 export const updateMessageBody = lazy(() => z.object({
   content: z.optional(content),
-  content_attributes: z.optional(attributeMap()),
+  content_attributes: z.optional(attrsField()),
 }));
 
 export const transcriptQuery = lazy(() => z.object({ format: z._default(z.enum(["json", "text"]), "json") }));
@@ -82,16 +88,33 @@ export const senderView = named(
   }),
 );
 
-export const userRefView = named("UserRef", () => z.looseObject({ id: z.int(), name: z.string(), email: z.string(), type: z.literal("user") }));
-
-const attachmentView = lazy(() => z.looseObject({
+export const userRefView = named("UserRef", () => z.looseObject({
   id: z.int(),
-  file_type: z.string(),
-  content_type: z.string(),
-  file_name: z.string(),
-  file_size: z.int(),
-  blob_key: z.string(),
+  name: z.string(),
+  available_name: z.string(),
+  email: z.string(),
+  type: z.literal("user"),
+  confirmed: z.boolean(),
+  account_id: z.optional(z.int()),
 }));
+
+/** Chatwoot's attachment (`Attachment#push_event_data`); data_url is a signed, time-limited URL. */
+export const attachmentView = named(
+  "Attachment",
+  () => z.looseObject({
+    id: z.int(),
+    message_id: z.optional(z.int()),
+    file_type: z.enum(["image", "audio", "video", "file"]),
+    extension: z.optional(z.nullable(z.string())),
+    data_url: z.optional(z.string()),
+    thumb_url: z.optional(z.string()),
+    file_size: z.int(),
+    account_id: z.optional(z.int()),
+    content_type: z.string(),
+    file_name: z.string(),
+  }),
+  "A file of a message (Chatwoot shape). Message replies, lists, the transcript and webhook payloads carry message_id, account_id, extension, data_url (signed, valid UPLOAD_URL_TTL_SECONDS) and thumb_url (images).",
+);
 
 const messageType = z.enum(["incoming", "outgoing", "activity", "template"]);
 
@@ -145,7 +168,7 @@ export const conversationView = named(
     muted: z.boolean(),
     can_reply: z.boolean(),
     labels: z.array(z.string()),
-    meta: z.looseObject({ sender: z.nullable(contactRefView()), assignee: z.nullable(userRefView()) }),
+    meta: z.looseObject({ sender: z.nullable(contactRefView()), assignee: z.optional(userRefView()) }),
     messages: z.array(messageView()),
   }),
   "A conversation: the conversation with its contact (meta.sender), assignee and last message.",
@@ -160,7 +183,10 @@ export const conversationListReply = reply(
 );
 export const conversationsMetaReply = reply(() => z.looseObject({ meta: z.looseObject(metaCounts) }), "The counters of the filter");
 export const toggleStatusReply = reply(
-  () => z.looseObject({ payload: z.looseObject({ success: z.literal(true), current_status: z.enum(STATUSES), conversation_id: z.int() }) }),
+  () => z.looseObject({
+    meta: z.looseObject({}),
+    payload: z.looseObject({ success: z.literal(true), current_status: z.enum(STATUSES), conversation_id: z.int(), snoozed_until: z.nullable(unixTime) }),
+  }),
   "The new status",
 );
 export const typingReply = reply(() => z.looseObject({ success: z.literal(true) }), "The typing event is emitted");
@@ -173,7 +199,14 @@ export const transcriptReply: ReplySpec = {
       payload: z.looseObject({
         conversation_id: z.int(),
         messages: z.array(
-          z.looseObject({ id: z.int(), content: z.nullable(z.string()), message_type: messageType, sender: z.nullable(senderView()), created_at: unixTime }),
+          z.looseObject({
+            id: z.int(),
+            content: z.nullable(z.string()),
+            message_type: messageType,
+            sender: z.nullable(senderView()),
+            attachments: z.array(attachmentView()),
+            created_at: unixTime,
+          }),
         ),
       }),
     }),

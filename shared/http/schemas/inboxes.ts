@@ -1,7 +1,8 @@
 import * as z from "zod/mini";
 import { CHANNEL_TYPES } from "../../domain/inboxes.ts";
 import { lazy } from "../../lazy.ts";
-import { attrs, named, reply, unixTime } from "./common.ts";
+import { attrs, boolField, named, reply, unixTime } from "./common.ts";
+import { config } from "../../config.ts";
 
 export const httpUrl = z.string().check(
   z.refine((v) => {
@@ -15,22 +16,45 @@ export const httpUrl = z.string().check(
 );
 
 const name = z.string().check(z.trim(), z.minLength(1), z.maxLength(255));
+const text = (max: number) => z.nullable(z.string().check(z.maxLength(max)));
+
+/** Where the web widget's embed snippet loads the SDK from: the API's public URL. */
+export const widgetBaseUrl = (): string => config().PUBLIC_API_URL ?? "";
+
+/** The settings Chatwoot's inbox create and update accept at the top level. */
+const settings = () => ({
+  enable_auto_assignment: z.optional(boolField()),
+  enable_email_collect: z.optional(boolField()),
+  csat_survey_enabled: z.optional(boolField()),
+  allow_messages_after_resolved: z.optional(boolField()),
+  working_hours_enabled: z.optional(boolField()),
+  lock_to_single_conversation: z.optional(boolField()),
+  timezone: z.optional(z.string().check(z.minLength(1), z.maxLength(64))),
+});
+
+/** And inside `channel` (web widget and API channel attributes). */
+const channelSettings = () => ({
+  website_url: z.optional(httpUrl),
+  widget_color: z.optional(z.nullable(z.string().check(z.regex(/^#[0-9a-fA-F]{3,8}$/)))),
+  welcome_title: z.optional(text(255)),
+  welcome_tagline: z.optional(text(255)),
+  webhook_url: z.optional(z.nullable(httpUrl)),
+});
 
 export const createInboxBody = lazy(() => z.object({
   name,
-  channel: z.object({
-    type: z.enum(["api", "web_widget"]),
-    website_url: z.optional(httpUrl),
-  }),
-  greeting_enabled: z.optional(z.boolean()),
+  channel: z.object({ type: z.enum(["api", "web_widget"]), ...channelSettings() }),
+  greeting_enabled: z.optional(boolField()),
   greeting_message: z.optional(z.string().check(z.maxLength(1000))),
+  ...settings(),
 }));
 
 export const updateInboxBody = lazy(() => z.object({
   name: z.optional(name),
-  channel: z.optional(z.object({ website_url: z.optional(httpUrl) })),
-  greeting_enabled: z.optional(z.boolean()),
+  channel: z.optional(z.object(channelSettings())),
+  greeting_enabled: z.optional(boolField()),
   greeting_message: z.optional(z.nullable(z.string().check(z.maxLength(1000)))),
+  ...settings(),
 }));
 
 // ---------------------------------------------------------------- replies
@@ -58,6 +82,19 @@ export const inboxView = named(
     website_token: z.nullable(z.string()),
     greeting_enabled: z.boolean(),
     greeting_message: z.nullable(z.string()),
+    enable_auto_assignment: z.boolean(),
+    enable_email_collect: z.boolean(),
+    csat_survey_enabled: z.boolean(),
+    allow_messages_after_resolved: z.boolean(),
+    working_hours_enabled: z.boolean(),
+    lock_to_single_conversation: z.boolean(),
+    timezone: z.string(),
+    widget_color: z.nullable(z.string()),
+    welcome_title: z.nullable(z.string()),
+    welcome_tagline: z.nullable(z.string()),
+    webhook_url: z.nullable(z.string()),
+    avatar_url: z.string(),
+    web_widget_script: z.nullable(z.string()),
     created_at: unixTime,
     updated_at: unixTime,
   }),

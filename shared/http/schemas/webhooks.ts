@@ -1,7 +1,7 @@
 import * as z from "zod/mini";
 import { EVENT_NAMES, isEventName, type EventName } from "../../events/catalog.ts";
 import { lazy } from "../../lazy.ts";
-import { emptyReply, named, pageMetaView, refView, reply, unixTime } from "./common.ts";
+import { emptyReply, intField, named, pageMetaView, refView, reply, unixTime } from "./common.ts";
 import { httpUrl } from "./inboxes.ts";
 
 /** Chatwoot clients send `{"webhook":{...}}`; others the fields plainly. */
@@ -26,7 +26,7 @@ const subscriptions = z.pipe(
 
 const name = z.nullable(z.string().check(z.trim(), z.maxLength(255)));
 const webhookType = z.enum(["account_type", "inbox_type"]);
-const inboxId = z.nullable(z.number().check(z.int(), z.positive()));
+const inboxId = z.nullable(intField());
 
 const WRAPPED = { description: 'Also accepted wrapped as {"webhook": {...}} (Chatwoot clients send that).' };
 

@@ -17,8 +17,8 @@ export const reportsQuery = lazy(() => z.object({
   metric: z.enum([...COUNT_METRICS, ...AVG_METRICS]),
   type: z._default(z.enum(["account", "inbox"]), "account"),
   id: z.optional(queryInt),
-  since: queryInt,
-  until: queryInt,
+  since: z.optional(queryInt),
+  until: z.optional(queryInt),
   group_by: z._default(z.enum(["day", "week", "month"]), "day"),
 }));
 

@@ -1,0 +1,39 @@
+/**
+ * The HTTP API's `$default` route: requests no route key matched. A path that is a route's path
+ * plus a trailing slash (`/inboxes/`) is handed, unchanged but for the path, to that route's
+ * function (Lambda Invoke, so the client sees that function's reply: no redirect, same source IP
+ * for the per-IP limits); anything else is the API's 404.
+ */
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "aws-lambda";
+import { randomUUID } from "node:crypto";
+import { config } from "../shared/config.ts";
+import { invokeFunction } from "../shared/aws/lambda-invoke.ts";
+import { matchRoute, NOT_FOUND_BODY, routedEvent } from "../shared/http/route-match.ts";
+import { log } from "../shared/observability/log.ts";
+
+const JSON_TYPE = "application/json; charset=utf-8";
+
+function reply(status: number, body: unknown, requestId: string): APIGatewayProxyStructuredResultV2 {
+  return { statusCode: status, headers: { "content-type": JSON_TYPE, "x-request-id": requestId }, body: JSON.stringify(body) };
+}
+
+export async function handler(event: APIGatewayProxyEventV2): Promise<APIGatewayProxyStructuredResultV2> {
+  const requestId = event.requestContext?.requestId || randomUUID();
+  const path = event.rawPath ?? event.requestContext?.http?.path ?? "/";
+  let match;
+  try {
+    match = path.endsWith("/") ? matchRoute(event.requestContext.http.method, path) : undefined;
+  } catch {
+    match = undefined;
+  }
+  if (!match) return reply(404, NOT_FOUND_BODY, requestId);
+  try {
+    const text = await invokeFunction(`${config().ROUTE_FUNCTION_PREFIX}${match.route.fn}`, routedEvent(event, match));
+    const result = JSON.parse(text) as APIGatewayProxyStructuredResultV2 & { errorMessage?: string };
+    if (typeof result.statusCode !== "number") throw new Error(`function error: ${String(result.errorMessage ?? "no status code")}`);
+    return result;
+  } catch (err) {
+    log.error("routing failed", { requestId, route: match.route.id, error: err instanceof Error ? err.message : String(err) });
+    return reply(500, { error: "Internal server error", request_id: requestId }, requestId);
+  }
+}

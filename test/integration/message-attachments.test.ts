@@ -1,0 +1,145 @@
+/**
+ * Messages with files as Chatwoot clients send them (multipart/form-data, `attachments[]`):
+ * the files land in the uploads bucket (fauxqs) with the sniffed type and their size, and the
+ * message carries Chatwoot's attachment shape in its reply, the list, the transcript and its
+ * event; bad parts and limits answer 422/413, never 5xx.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startLocalAws, type LocalAws } from "../../infra/local/fauxqs.ts";
+import { resetConfig } from "../../shared/config.ts";
+import { invoke } from "../support/api.ts";
+import { makeAccount, type AccountFixture } from "../support/fixtures.ts";
+import { outboxOf } from "../support/outbox.ts";
+
+let aws: LocalAws;
+let a: AccountFixture;
+let conv = 0;
+
+const png = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.alloc(2000, 7)]);
+const pdf = Buffer.concat([Buffer.from("%PDF-1.7\n"), Buffer.alloc(3000, 1)]);
+const mp3 = Buffer.concat([Buffer.from("ID3"), Buffer.alloc(500, 2)]);
+
+/** The bytes and Content-Type a browser or fetch sends for a FormData body. */
+async function encode(fields: Record<string, string | string[]>, files: { name?: string; filename: string; type: string; data: Buffer }[]) {
+  const fd = new FormData();
+  for (const [k, v] of Object.entries(fields)) for (const one of [v].flat()) fd.append(k, one);
+  for (const f of files) fd.append(f.name ?? "attachments[]", new Blob([f.data], { type: f.type }), f.filename);
+  const req = new Request("http://localhost/", { method: "POST", body: fd });
+  return { body: Buffer.from(await req.arrayBuffer()), contentType: req.headers.get("content-type")! };
+}
+
+const send = async (route: "messages.create" | "messages.update", params: Record<string, number>, fields: Record<string, string | string[]>, files: Parameters<typeof encode>[1]) => {
+  const { body, contentType } = await encode(fields, files);
+  return invoke(route, { params: { account_id: a.accountId, ...params }, key: a.agentKey, body, headers: { "content-type": contentType } });
+};
+
+beforeAll(async () => {
+  aws = await startLocalAws({ buckets: ["test-uploads"] });
+  Object.assign(process.env, { S3_ENDPOINT: aws.endpoint, UPLOADS_BUCKET: "test-uploads", UPLOAD_URL_TTL_SECONDS: "300" });
+  resetConfig();
+  a = await makeAccount("Files Co");
+  const inbox = (await invoke("inboxes.create", { params: { account_id: a.accountId }, key: a.agentKey, body: { name: "I", channel: { type: "api" } } })).json.id;
+  const contact = (await invoke("contacts.create", { params: { account_id: a.accountId }, key: a.agentKey, body: { name: "C" } })).json.payload.contact.id;
+  conv = (await invoke("conversations.create", { params: { account_id: a.accountId }, key: a.agentKey, body: { inbox_id: String(inbox), contact_id: String(contact) } })).json.id;
+});
+
+afterAll(async () => {
+  await aws?.stop();
+});
+
+describe("multipart message create", () => {
+  it("stores the files by their content and returns Chatwoot's attachments everywhere", async () => {
+    // Arrange: a PNG declared as octet-stream, a PDF, an MP3; booleans and maps as form text
+    const files = [
+      { filename: "photo.bin", type: "application/octet-stream", data: png },
+      { filename: "doc.pdf", type: "application/pdf", data: pdf },
+      { filename: "voice.mp3", type: "audio/mpeg", data: mp3 },
+    ];
+
+    // Act
+    const res = await send("messages.create", { conversation_id: conv }, { content: "see files", private: "false", content_attributes: '{"k":1}' }, files);
+
+    // Assert: the reply
+    expect(res.status).toBe(200);
+    expect(res.json).toMatchObject({ content: "see files", private: false, content_attributes: { k: 1 } });
+    const atts = res.json.attachments as Record<string, unknown>[];
+    expect(atts.map((x) => [x.file_type, x.extension, x.file_size, x.content_type])).toEqual([
+      ["image", "png", png.length, "image/png"],
+      ["file", "pdf", pdf.length, "application/pdf"],
+      ["audio", "mp3", mp3.length, "audio/mpeg"],
+    ]);
+    for (const x of atts) {
+      expect(x).toMatchObject({ id: expect.any(Number), message_id: res.json.id, account_id: a.accountId, data_url: expect.stringContaining("X-Amz-Signature=") });
+    }
+    expect(atts[0]!.thumb_url).toBe(atts[0]!.data_url);
+    expect(atts[1]!.thumb_url).toBe("");
+    // Assert: the files in the bucket, with the sniffed type and their size
+    const got = await fetch(String(atts[0]!.data_url), { signal: AbortSignal.timeout(5000) });
+    expect(got.status).toBe(200);
+    expect(got.headers.get("content-type")).toBe("image/png");
+    expect(Buffer.from(await got.arrayBuffer()).equals(png)).toBe(true);
+    const gotPdf = await fetch(String(atts[1]!.data_url), { signal: AbortSignal.timeout(5000) });
+    expect(Number(gotPdf.headers.get("content-length") ?? (await gotPdf.arrayBuffer()).byteLength)).toBe(pdf.length);
+    // Assert: the event, the list, the transcript
+    const events = await outboxOf(a.accountId, "message_created");
+    const event = events.find((e) => e.payload.id === String(res.json.id));
+    expect(event!.payload.attachments).toHaveLength(3);
+    expect(event!.payload.attachments[0]).toMatchObject({ message_id: res.json.id, file_type: "image", data_url: expect.stringContaining("X-Amz-Signature=") });
+    const list = await invoke("messages.list", { params: { account_id: a.accountId, conversation_id: conv }, key: a.agentKey });
+    const listed = list.json.payload.find((m: { id: number }) => m.id === res.json.id);
+    expect(listed.attachments.map((x: { id: number; data_url: string }) => [x.id, x.data_url.includes("X-Amz-Signature=")])).toEqual(atts.map((x) => [x.id, true]));
+    const t = await invoke("conversations.transcript", { params: { account_id: a.accountId, conversation_id: conv }, key: a.agentKey });
+    expect(t.json.payload.messages.find((m: { id: number }) => m.id === res.json.id).attachments).toHaveLength(3);
+  });
+
+  it("accepts files alone, and attachment_ids[] as form fields", async () => {
+    // Act
+    const res = await send("messages.create", { conversation_id: conv }, {}, [{ filename: "p.png", type: "image/png", data: png }]);
+
+    // Assert
+    expect(res.status).toBe(200);
+    expect(res.json.content).toBeNull();
+    expect(res.json.attachments).toHaveLength(1);
+  });
+
+  it("adds files to a message on update", async () => {
+    // Arrange
+    const created = await send("messages.create", { conversation_id: conv }, { content: "first" }, [{ filename: "a.pdf", type: "application/pdf", data: pdf }]);
+
+    // Act
+    const res = await send("messages.update", { conversation_id: conv, message_id: created.json.id }, { content: "edited" }, [{ filename: "b.png", type: "image/png", data: png }]);
+
+    // Assert
+    expect(res.status).toBe(200);
+    expect(res.json.content).toBe("edited");
+    expect(res.json.attachments.map((x: { file_type: string }) => x.file_type)).toEqual(["file", "image"]);
+    const [updated] = (await outboxOf(a.accountId, "message_updated")).filter((e) => e.payload.id === String(created.json.id));
+    expect(updated!.payload.attachments).toHaveLength(2);
+  });
+
+  it.each([
+    ["unknown binary content", [{ filename: "x.png", type: "image/png", data: Buffer.from([0, 1, 2, 3, 0xfe, 0xff, 0, 9]) }], "attachments[0]"],
+    ["an empty file", [{ filename: "e.png", type: "image/png", data: Buffer.alloc(0) }], "attachments[0]"],
+    ["a file under another field name", [{ name: "file", filename: "p.png", type: "image/png", data: png }], "file"],
+    ["11 files", Array.from({ length: 11 }, (_v, i) => ({ filename: `f${i}.png`, type: "image/png", data: png })), "attachments"],
+  ])("refuses %s with 422 naming the part", async (_what, files, field) => {
+    // Act
+    const res = await send("messages.create", { conversation_id: conv }, { content: "x" }, files);
+
+    // Assert
+    expect(res.status).toBe(422);
+    expect(res.json.attributes).toEqual([field]);
+  });
+
+  it("refuses a form over the route's limit with 413, and a bad boolean with 422", async () => {
+    // Act
+    const big = await send("messages.create", { conversation_id: conv }, { content: "x" }, [{ filename: "big.pdf", type: "application/pdf", data: Buffer.concat([pdf, Buffer.alloc(4_600_000, 1)]) }]);
+    const bad = await send("messages.create", { conversation_id: conv }, { content: "x", private: "maybe" }, []);
+
+    // Assert
+    expect(big.status).toBe(413);
+    expect(big.json).toEqual({ error: "Payload too large", code: "too_large" });
+    expect(bad.status).toBe(422);
+    expect(bad.json.attributes).toEqual(["private"]);
+  });
+});
