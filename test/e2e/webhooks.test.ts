@@ -111,6 +111,9 @@ describe("webhooks in the sandbox", () => {
     const scoped = await receiver();
     const a = await createInbox("Scoped A");
     const b = await createInbox("Scoped B");
+    // The two inbox_created events are fanned out before the webhooks exist (fan-out reads the
+    // webhooks of the moment it runs): only events written after the webhooks count below.
+    await until(async () => ((await queuesEmpty()) ? true : undefined), 10_000, "the inbox_created events to pass");
     const h1 = await createHook(updatesOnly.url, ["inbox_updated"]);
     const h2 = await createHook(scoped.url, ["inbox_updated", "inbox_created"], { inbox_id: a.id });
     await createInbox("Noise");
