@@ -1,7 +1,7 @@
 /** Webhooks, their url markers and their deliveries in the main table. */
 import { BatchGetCommand, PutCommand, QueryCommand } from "@aws-sdk/lib-dynamodb";
 import type { QueryCommandInput } from "@aws-sdk/lib-dynamodb";
-import { urlHash, UrlTaken, type InboxRef, type Webhook, type WebhookStore } from "../domain/webhooks.ts";
+import { urlHash, UrlTaken, WEBHOOK_DEFAULTS, type InboxRef, type Webhook, type WebhookStore } from "../domain/webhooks.ts";
 import { DELIVERY_TTL_SECONDS, type Delivery, type DeliveryStore } from "../domain/deliveries.ts";
 import { db, failedConditionIndexes, isConditionalFailure, mainTableName } from "./client.ts";
 import { getItem, guardConcurrent, newRev, nextAccountScopedId, remember, strip, transact, unchangedSince, type TransactItem } from "./items.ts";
@@ -9,7 +9,7 @@ import { keys } from "./keys.ts";
 import { queryPrefix } from "./query.ts";
 import { OUTBOX_TTL_SECONDS } from "../events/outbox.ts";
 
-const toWebhook = (item: Record<string, unknown>): Webhook => remember(strip<Webhook>(item), item["rev"]);
+const toWebhook = (item: Record<string, unknown>): Webhook => remember({ ...WEBHOOK_DEFAULTS, ...strip<Webhook>(item) }, item["rev"]);
 
 function webhookItem(w: Webhook) {
   return { ...keys.webhook(w.account_id, w.id), entity: "webhook", rev: newRev(), ...w };
