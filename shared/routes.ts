@@ -51,7 +51,7 @@ export const routes = [
   { id: "inboxes.show", method: "GET", path: `${ACC}/inboxes/{inbox_id}`, fn: "inboxes-show", auth: "api_key", role: "agent", throttle: [] },
   { id: "inboxes.update", method: "PATCH", path: `${ACC}/inboxes/{inbox_id}`, fn: "inboxes-update", auth: "api_key", role: "agent", throttle: [] },
 
-  // Webhooks (issue 3)
+  // Webhooks
   { id: "webhooks.list", method: "GET", path: `${ACC}/webhooks`, fn: "webhooks-list", auth: "api_key", role: "administrator", throttle: [] },
   { id: "webhooks.create", method: "POST", path: `${ACC}/webhooks`, fn: "webhooks-create", auth: "api_key", role: "administrator", throttle: [] },
   { id: "webhooks.show", method: "GET", path: `${ACC}/webhooks/{webhook_id}`, fn: "webhooks-show", auth: "api_key", role: "administrator", throttle: [] },
@@ -60,6 +60,9 @@ export const routes = [
   { id: "webhooks.reset_secret", method: "POST", path: `${ACC}/webhooks/{webhook_id}/reset_secret`, fn: "webhooks-reset-secret", auth: "api_key", role: "administrator", throttle: [] },
   { id: "webhooks.deliveries", method: "GET", path: `${ACC}/webhooks/{webhook_id}/deliveries`, fn: "webhook-deliveries-list", auth: "api_key", role: "administrator", throttle: [] },
   { id: "webhooks.resend", method: "POST", path: `${ACC}/webhooks/{webhook_id}/deliveries/{delivery_id}/resend`, fn: "webhook-deliveries-resend", auth: "api_key", role: "administrator", throttle: [] },
+  { id: "webhooks.attempts", method: "GET", path: `${ACC}/webhooks/{webhook_id}/deliveries/{delivery_id}/attempts`, fn: "webhook-deliveries-attempts", auth: "api_key", role: "administrator", throttle: [] },
+  { id: "webhooks.recover", method: "POST", path: `${ACC}/webhooks/{webhook_id}/recover`, fn: "webhooks-recover", auth: "api_key", role: "administrator", throttle: [], timeoutSeconds: 30 },
+  { id: "webhooks.test", method: "POST", path: `${ACC}/webhooks/{webhook_id}/test`, fn: "webhooks-test", auth: "api_key", role: "administrator", throttle: [] },
 
   // Contacts, conversations, messages, widget, upload, reports
   { id: "contacts.list", method: "GET", path: `${ACC}/contacts`, fn: "contacts-list", auth: "api_key", role: "agent", throttle: [] },

@@ -25,7 +25,12 @@ export interface SendResult {
   readonly durationMs: number;
   /** Seconds from a 429/503 `Retry-After`. */
   readonly retryAfterSeconds?: number;
+  /** The first RESPONSE_BODY_BYTES of the answer, as text (what the receiver said, for the log). */
+  readonly body?: string;
 }
+
+/** How much of an answer's body is kept for the attempt log. */
+export const RESPONSE_BODY_BYTES = 1024;
 
 export class ForbiddenAddressError extends Error {
   readonly code = "EFORBIDDENADDRESS";
@@ -111,7 +116,9 @@ export async function postJson(url: string, body: string, headers: Record<string
       },
       (res: IncomingMessage) => {
         let read = 0;
+        const head: Buffer[] = [];
         res.on("data", (c: Buffer) => {
+          if (read < RESPONSE_BODY_BYTES) head.push(c.subarray(0, RESPONSE_BODY_BYTES - read));
           read += c.length;
           if (read > MAX_READ_BYTES) res.destroy();
         });
@@ -122,6 +129,7 @@ export async function postJson(url: string, body: string, headers: Record<string
           finish({
             ok,
             status,
+            body: Buffer.concat(head).toString("utf8"),
             error: ok ? null : status >= 300 && status < 400 ? `HTTP ${status} (redirects are not followed)` : `HTTP ${status}`,
             ...(retryAfter !== undefined ? { retryAfterSeconds: retryAfter } : {}),
           });

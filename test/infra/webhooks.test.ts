@@ -9,7 +9,7 @@ import { buildFunctions } from "../../infra/build.ts";
 import { buildApp } from "../../infra/stack.ts";
 import { EVENT_NAMES } from "../../shared/events/catalog.ts";
 import { PIPE_FILTER_PATTERN, PIPE_INPUT_TEMPLATE } from "../../shared/events/envelope.ts";
-import { parseSchedule } from "../../shared/delivery/schedule.ts";
+import { PACING_RECEIVES, parseSchedule } from "../../shared/delivery/schedule.ts";
 import { workers, type WorkerSettings } from "../../shared/workers.ts";
 
 type Res = { Type: string; Properties: Record<string, any> };
@@ -111,7 +111,7 @@ describe("queues and workers", () => {
       const deliverId = fnId(tpl, "webhooks-deliver");
       const m = Object.values(ofType(tpl, "AWS::Lambda::EventSourceMapping")).find((x) => idOf(x.Properties.FunctionName) === deliverId)!;
       const q = ofType(tpl, "AWS::SQS::Queue")[idOf(m.Properties.EventSourceArn)]!.Properties;
-      expect(q.RedrivePolicy.maxReceiveCount).toBe(attempts + 3);
+      expect(q.RedrivePolicy.maxReceiveCount).toBe(attempts + 3 + PACING_RECEIVES);
       const fn = ofType(tpl, "AWS::Lambda::Function")[deliverId]!.Properties;
       expect(fn.Timeout).toBe(timeout + 20);
       expect(q.VisibilityTimeout).toBeGreaterThanOrEqual(fn.Timeout);
