@@ -18,8 +18,9 @@
  * each), for a tighter estimate of the sleeper's effect; it writes webhooks-alternating.json.
  * `BENCH_PAIRED_SECONDS=N` runs only the paired comparison for N seconds (default in the full run:
  * 240); it writes webhooks-paired.json.
- * `BENCH_RATE_LIMITED_EVENTS=N` runs only the pacing comparison: ten webhooks, events at 10/s, the
- * first webhook's receiver with `rate_limit` 5 (a backlog builds up for it) or unpaced, A-B-A;
+ * `BENCH_RATE_LIMITED_EVENTS=N` runs only the pacing comparison: ten webhooks, N events at
+ * `BENCH_RATE_LIMITED_RATE` per second (default 10), the first webhook's receiver with a
+ * `rate_limit` of half that (a backlog builds up for it) or unpaced, A-B-A;
  * the other nine's p50 and p99 with the paced one over the mean of the two runs without it. It
  * writes webhooks-rate-limited.json.
  * `BENCH_WEBHOOKS_SCALE=F` (0 < F < 1) scales every count and duration of the full run by F: a
@@ -39,6 +40,8 @@ import { scenario, type Row } from "./webhooks/scenario.ts";
 const ALT_ONLY_ROUNDS = Number(process.env["BENCH_ALTERNATING_ROUNDS"] ?? 0);
 const PAIRED_ONLY_SECONDS = Number(process.env["BENCH_PAIRED_SECONDS"] ?? 0);
 const RATE_LIMITED_EVENTS = Number(process.env["BENCH_RATE_LIMITED_EVENTS"] ?? 0);
+/** Events per second of the pacing comparison (default 10); the paced receiver gets half of it. */
+const RATE_LIMITED_RATE = Math.max(2, Number(process.env["BENCH_RATE_LIMITED_RATE"] ?? 10));
 const SCALE_ENV = Number(process.env["BENCH_WEBHOOKS_SCALE"] ?? 1);
 const SCALE = Number.isFinite(SCALE_ENV) && SCALE_ENV > 0 ? Math.min(1, SCALE_ENV) : 1;
 const scaled = (n: number) => Math.max(1, Math.round(n * SCALE));
@@ -88,10 +91,12 @@ async function fullRun(bench: Bench, loadavg1mAtStart: number): Promise<void> {
 
 /** One paced receiver among ten: does it slow the other nine? A-B-A, ratios against the mean of the A runs. */
 async function rateLimitedRun(bench: Bench, events: number, loadavg1mAtStart: number): Promise<void> {
-  const shape = { webhooks: 10, events, ratePerSec: 10 } as const;
-  const without = await scenario(bench, "10 webhooks at 10 events/s, first unpaced", { ...shape, firstRateLimit: null });
-  const withPaced = await scenario(bench, "10 webhooks at 10 events/s, first rate_limit 5", { ...shape, firstRateLimit: 5 });
-  const again = await scenario(bench, "10 webhooks at 10 events/s, first unpaced (again)", { ...shape, firstRateLimit: null });
+  const rate = RATE_LIMITED_RATE;
+  const limit = Math.floor(rate / 2);
+  const shape = { webhooks: 10, events, ratePerSec: rate } as const;
+  const without = await scenario(bench, `10 webhooks at ${rate} events/s, first unpaced`, { ...shape, firstRateLimit: null });
+  const withPaced = await scenario(bench, `10 webhooks at ${rate} events/s, first rate_limit ${limit}`, { ...shape, firstRateLimit: limit });
+  const again = await scenario(bench, `10 webhooks at ${rate} events/s, first unpaced (again)`, { ...shape, firstRateLimit: null });
   const rows = [without, withPaced, again];
   printRows(rows);
   const ratios = {
