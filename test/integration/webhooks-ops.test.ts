@@ -5,7 +5,7 @@
  */
 import { marshall } from "@aws-sdk/util-dynamodb";
 import { ReceiveMessageCommand, SQSClient, type Message } from "@aws-sdk/client-sqs";
-import { ScanCommand } from "@aws-sdk/lib-dynamodb";
+import { GetCommand, ScanCommand } from "@aws-sdk/lib-dynamodb";
 import type { SQSEvent } from "aws-lambda";
 import { startFauxqs } from "fauxqs";
 import { Webhook as StandardWebhook } from "standardwebhooks";
@@ -14,6 +14,7 @@ import { resetConfig } from "../../shared/config.ts";
 import { deliveryMaxReceiveCount, parseSchedule } from "../../shared/delivery/schedule.ts";
 import { setClock } from "../../shared/clock.ts";
 import { db, mainTableName } from "../../shared/db/client.ts";
+import { keys } from "../../shared/db/keys.ts";
 import { envelopeFor } from "../../shared/events/envelope.ts";
 import { outboxItem } from "../../shared/events/outbox.ts";
 import { inboxPayload } from "../../shared/domain/inboxes.ts";
@@ -300,7 +301,34 @@ describe("health, re-enable and recover", () => {
     expect((await call("webhooks.recover", path(h.id), body)).json).toEqual({ recovered: 0 });
   });
 
-  it("422s a window that ends before it starts", async () => {
+  it("writes the webhook only on a health transition, never per delivery in a steady state", async () => {
+    let failing = false;
+    const rx = await receiver(() => ({ status: failing ? 500 : 200 }));
+    const b = await makeAccount("Health writes");
+    const h = (await invoke("webhooks.create", { params: { account_id: b.accountId }, key: b.adminKey, body: { url: `${rx.url}?steady`, subscriptions: ["inbox_updated"] } })).json.payload.webhook as HookView;
+    const rev = async () => (await db().send(new GetCommand({ TableName: mainTableName(), Key: keys.webhook(b.accountId, h.id), ConsistentRead: true }))).Item?.["rev"];
+    const burst = async (n: number) => {
+      await fanout(sqsEvent(Array.from({ length: n }, () => event(b.accountId))));
+      await deliverAll();
+    };
+    const r0 = await rev();
+    await burst(10);
+    expect(await rev()).toBe(r0); // all succeeding: no write
+    failing = true;
+    await burst(10);
+    const r1 = await rev();
+    expect(r1).not.toBe(r0); // success -> failure: one write (failing_since)
+    await burst(10);
+    expect(await rev()).toBe(r1); // still failing, run recorded: no write
+    failing = false;
+    await burst(5);
+    const r2 = await rev();
+    expect(r2).not.toBe(r1); // failure -> success: one write (cleared)
+    await burst(5);
+    expect(await rev()).toBe(r2);
+  });
+
+    it("422s a window that ends before it starts", async () => {
     const rx = await receiver();
     const h = await hook({ url: `${rx.url}?window`, subscriptions: ["inbox_updated"] });
     const bad = await call("webhooks.recover", path(h.id), { since: 2000, until: 1000 });
