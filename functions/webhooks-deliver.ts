@@ -9,8 +9,12 @@
 import * as z from "zod/mini";
 import type { SQSEvent } from "aws-lambda";
 import { config } from "../shared/config.ts";
-import { deliveriesRepo } from "../shared/db/webhooks-repo.ts";
+import { now } from "../shared/clock.ts";
+import { deliveriesRepo, healthRepo } from "../shared/db/webhooks-repo.ts";
+import { throttleStore } from "../shared/db/throttle-store.ts";
 import { attemptDelivery, DELIVERY_ID } from "../shared/domain/deliveries.ts";
+import { pacer } from "../shared/delivery/pacing.ts";
+import { log } from "../shared/observability/log.ts";
 import { parseSchedule } from "../shared/delivery/schedule.ts";
 import { recordDeliveryMetrics } from "../shared/delivery/metrics.ts";
 import { postJson } from "../shared/delivery/sender.ts";
@@ -30,7 +34,9 @@ export const handler = (event: SQSEvent) => {
   const deps = {
     store: deliveriesRepo,
     schedule: parseSchedule(c.WEBHOOK_RETRY_SCHEDULE),
-    nowMs: Date.now,
+    nowMs: () => now().getTime(),
+    health: { store: healthRepo, disableAfterSeconds: c.WEBHOOK_DISABLE_AFTER_HOURS * 3600 },
+    pace: pacer(throttleStore()),
     send: (url: string, body: string, headers: Record<string, string>) =>
       postJson(url, body, headers, { timeoutMs: c.WEBHOOK_TIMEOUT * 1000, allowPrivate: c.WEBHOOK_ALLOW_PRIVATE_NETWORK }),
   };
@@ -38,6 +44,7 @@ export const handler = (event: SQSEvent) => {
     const receives = Number(record.attributes?.ApproximateReceiveCount ?? "1");
     const outcome = await attemptDelivery(deps, message.parse(JSON.parse(record.body)), receives);
     recordDeliveryMetrics(outcome);
+    if (outcome.disabled) log.warn("webhook disabled", { accountId: outcome.disabled.account_id, webhookId: outcome.disabled.id, reason: outcome.disabled.disabled_reason });
     return outcome.kind === "done" ? "done" : { againInSeconds: outcome.delaySeconds };
   });
 };

@@ -8,9 +8,10 @@ import { fanOut } from "../shared/domain/deliveries.ts";
 import { outboxEventFromBody } from "../shared/events/envelope.ts";
 import { processBatch } from "../shared/queue/batch.ts";
 import { deliveryQueue } from "../shared/queue/sqs.ts";
+import { now } from "../shared/clock.ts";
 
 export const handler = (event: SQSEvent) =>
   processBatch(event, undefined, async (record) => {
-    await fanOut(webhooksRepo, deliveriesRepo, deliveryQueue, outboxEventFromBody(record.body), Date.now());
+    await fanOut(webhooksRepo, deliveriesRepo, deliveryQueue, outboxEventFromBody(record.body), now().getTime());
     return "done";
   });

@@ -29,7 +29,8 @@ export const MAIN_TABLE_WRITE = ["dynamodb:PutItem", "dynamodb:UpdateItem", "dyn
  */
 export const WORKER_TABLE_ACTIONS: Readonly<Record<string, readonly string[]>> = {
   [FANOUT_FN]: ["dynamodb:GetItem", "dynamodb:Query", "dynamodb:PutItem"],
-  [DELIVER_FN]: ["dynamodb:BatchGetItem", "dynamodb:PutItem"],
+  // UpdateItem: health transitions (and, in a transaction with the outbox Put, disabling).
+  [DELIVER_FN]: ["dynamodb:BatchGetItem", "dynamodb:PutItem", "dynamodb:UpdateItem"],
 };
 
 const INDEX_ACTIONS = new Set(["dynamodb:Query", "dynamodb:Scan"]);

@@ -185,6 +185,8 @@ export class ConversaStack extends Stack {
       const fn = this.makeFunction(name, { assetsDir, environment, removalPolicy });
       const worker = WORKER_TABLE_ACTIONS[name];
       grantTableData(fn, this.table, mainTable, worker ?? [...MAIN_TABLE_READ, ...MAIN_TABLE_WRITE], !worker);
+      // The delivery worker paces webhooks with a rate_limit through the limiter's counters.
+      if (name === "webhooks-deliver") this.throttleTable.grantReadWriteData(fn);
     }
 
     this.webhooks = new WebhookPipeline(this, "Webhooks", { table: this.table, functions: this.functions, environment, removalPolicy });

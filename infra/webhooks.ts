@@ -31,6 +31,8 @@ const DELIVER = workerFor("deliveries");
 export const FANOUT_FN = FANOUT.fn;
 export const DELIVER_FN = DELIVER.fn;
 export const RESEND_FN = "webhook-deliveries-resend";
+/** Route functions that queue deliveries: resend, recover, test sends. */
+export const QUEUEING_FNS = [RESEND_FN, "webhooks-recover", "webhooks-test"] as const;
 
 export interface WebhookPipelineProps {
   readonly table: Table;
@@ -117,8 +119,7 @@ export class WebhookPipeline extends Construct {
 
     fanout.addEventSource(new SqsEventSource(this.eventsQueue, { batchSize: FANOUT.batchSize, reportBatchItemFailures: true }));
     deliver.addEventSource(new SqsEventSource(this.deliveryQueue, { batchSize: DELIVER.batchSize, reportBatchItemFailures: true }));
-    for (const f of [fanout, deliver, fn(RESEND_FN)]) f.addEnvironment("DELIVERY_QUEUE_URL", this.deliveryQueue.queueUrl);
-    this.deliveryQueue.grantSendMessages(fanout);
-    this.deliveryQueue.grantSendMessages(fn(RESEND_FN));
+    for (const f of [fanout, deliver, ...QUEUEING_FNS.map(fn)]) f.addEnvironment("DELIVERY_QUEUE_URL", this.deliveryQueue.queueUrl);
+    for (const f of [fanout, ...QUEUEING_FNS.map(fn)]) this.deliveryQueue.grantSendMessages(f);
   }
 }

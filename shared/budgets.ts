@@ -36,6 +36,11 @@ export const budgets: Readonly<Record<string, CallBudget>> = {
   "webhooks.reset_secret": b(4),
   "webhooks.deliveries": b(5),
   "webhooks.resend": b(5, 1),
+  "webhooks.attempts": b(4),
+  // A page of the window's deliveries, the recovery item (cursor, lease) and the re-queued ones.
+  "webhooks.recover": b(7),
+  // The sample's pending delivery (PutItem) and one message on the deliveries queue.
+  "webhooks.test": b(4, 1),
   // Contacts
   "contacts.list": b(4),
   "contacts.create": b(5),

@@ -5,12 +5,15 @@
  */
 export type Clock = () => number;
 
-let source: Clock = Date.now;
+/** Read late (not `Date.now` captured at load), so that a test's fake Date is the real clock too. */
+const wall: Clock = () => Date.now();
+
+let source: Clock = wall;
 
 /** The current time by the installed clock. */
 export const now = (): Date => new Date(source());
 
 /** Installs a clock (epoch milliseconds); `undefined` puts the real one back. */
 export function setClock(clock: Clock | undefined): void {
-  source = clock ?? Date.now;
+  source = clock ?? wall;
 }

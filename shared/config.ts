@@ -82,6 +82,8 @@ const VARS = {
   WEBHOOK_TIMEOUT: int(5, 1),
   WEBHOOK_RETRY_SCHEDULE: optStr,
   WEBHOOK_ALLOW_PRIVATE_NETWORK: bool(false),
+  /** A webhook whose every attempt has failed for this many hours is disabled (status "disabled"). */
+  WEBHOOK_DISABLE_AFTER_HOURS: int(120, 1),
   EVENT_BUS_NAME: str("default"),
   EVENTS_QUEUE_URL: optStr,
   DELIVERY_QUEUE_URL: optStr,

@@ -68,6 +68,9 @@ export const routes = [
   { id: "webhooks.reset_secret", method: "POST", path: `${ACC}/webhooks/{webhook_id}/reset_secret`, fn: "webhooks-reset-secret", auth: "api_key", role: "administrator", throttle: [] },
   { id: "webhooks.deliveries", method: "GET", path: `${ACC}/webhooks/{webhook_id}/deliveries`, fn: "webhook-deliveries-list", auth: "api_key", role: "administrator", throttle: [] },
   { id: "webhooks.resend", method: "POST", path: `${ACC}/webhooks/{webhook_id}/deliveries/{delivery_id}/resend`, fn: "webhook-deliveries-resend", auth: "api_key", role: "administrator", throttle: [] },
+  { id: "webhooks.attempts", method: "GET", path: `${ACC}/webhooks/{webhook_id}/deliveries/{delivery_id}/attempts`, fn: "webhook-deliveries-attempts", auth: "api_key", role: "administrator", throttle: [] },
+  { id: "webhooks.recover", method: "POST", path: `${ACC}/webhooks/{webhook_id}/recover`, fn: "webhooks-recover", auth: "api_key", role: "administrator", throttle: [], timeoutSeconds: 30 },
+  { id: "webhooks.test", method: "POST", path: `${ACC}/webhooks/{webhook_id}/test`, fn: "webhooks-test", auth: "api_key", role: "administrator", throttle: [] },
 
   // Contacts, conversations, messages, widget, upload, reports
   { id: "contacts.list", method: "GET", path: `${ACC}/contacts`, fn: "contacts-list", auth: "api_key", role: "agent", throttle: [] },

@@ -43,6 +43,18 @@ export interface paths {
     /** Webhooks: resend */
     post: operations["webhooks.resend"];
   };
+  "/api/v1/accounts/{account_id}/webhooks/{webhook_id}/deliveries/{delivery_id}/attempts": {
+    /** Webhooks: attempts */
+    get: operations["webhooks.attempts"];
+  };
+  "/api/v1/accounts/{account_id}/webhooks/{webhook_id}/recover": {
+    /** Webhooks: recover */
+    post: operations["webhooks.recover"];
+  };
+  "/api/v1/accounts/{account_id}/webhooks/{webhook_id}/test": {
+    /** Webhooks: test */
+    post: operations["webhooks.test"];
+  };
   "/api/v1/accounts/{account_id}/contacts": {
     /** Contacts: list */
     get: operations["contacts.list"];
@@ -611,7 +623,8 @@ export interface components {
       event_id: string;
       webhook_id: number;
       /** @enum {string} */
-      status: "pending" | "retrying" | "succeeded" | "failed";
+      status: "pending" | "retrying" | "succeeded" | "failed" | "skipped";
+      test?: boolean;
       attempts: number;
       response_status: number | null;
       error: string | null;
@@ -834,8 +847,24 @@ export interface components {
         name: string;
       } | null;
       secret: string;
+      previous_secret_expires_at: number | null;
+      /** @enum {string} */
+      status: "active" | "disabled";
+      disabled_reason: string | null;
+      disabled_at: number | null;
+      rate_limit: number | null;
       created_at: number;
       updated_at: number;
+    };
+    WebhooksAttemptsResponse: {
+      payload: ({
+          attempt: number;
+          at: number;
+          response_status: number | null;
+          response_body: string | null;
+          duration_ms: number;
+          error: string | null;
+        })[];
     };
     /** @description Also accepted wrapped as {"webhook": {...}} (Chatwoot clients send that). */
     WebhooksCreateBody: {
@@ -846,6 +875,7 @@ export interface components {
       /** @enum {string} */
       webhook_type?: "account_type" | "inbox_type";
       inbox_id?: (number | string) | null;
+      rate_limit?: number | null;
     };
     WebhooksCreateResponse: {
       payload: {
@@ -861,7 +891,27 @@ export interface components {
         webhooks: components["schemas"]["Webhook"][];
       };
     };
+    WebhooksRecoverBody: {
+      since: number | string;
+      until?: number | string;
+    };
+    WebhooksRecoverResponse: {
+      recovered: number;
+    };
     WebhooksResendResponse: {
+      payload: {
+        delivery: components["schemas"]["Delivery"];
+      };
+    };
+    WebhooksResetSecretBody: {
+      grace_seconds?: number;
+      force?: boolean;
+    };
+    WebhooksTestBody: {
+      /** @enum {string} */
+      event: "conversation_created" | "conversation_updated" | "conversation_status_changed" | "conversation_typing_on" | "conversation_typing_off" | "message_created" | "message_updated" | "contact_created" | "contact_updated" | "inbox_created" | "inbox_updated" | "webwidget_triggered";
+    };
+    WebhooksTestResponse: {
       payload: {
         delivery: components["schemas"]["Delivery"];
       };
@@ -875,6 +925,9 @@ export interface components {
       /** @enum {string} */
       webhook_type?: "account_type" | "inbox_type";
       inbox_id?: (number | string) | null;
+      rate_limit?: number | null;
+      /** @enum {string} */
+      status?: "active" | "disabled";
     };
     WidgetEventsBody: {
       /** @constant */
@@ -1324,6 +1377,12 @@ export interface operations {
         webhook_id: number;
       };
     };
+    /** @description At most 65536 bytes. */
+    requestBody: {
+      content: {
+        "application/json": components["schemas"]["WebhooksResetSecretBody"];
+      };
+    };
     responses: {
       /** @description The webhook */
       200: {
@@ -1339,6 +1398,7 @@ export interface operations {
       404: components["responses"]["NotFound"];
       409: components["responses"]["Conflict"];
       413: components["responses"]["PayloadTooLarge"];
+      422: components["responses"]["ValidationFailed"];
       429: components["responses"]["RateLimited"];
       500: components["responses"]["InternalError"];
     };
@@ -1402,6 +1462,106 @@ export interface operations {
       404: components["responses"]["NotFound"];
       409: components["responses"]["Conflict"];
       413: components["responses"]["PayloadTooLarge"];
+      429: components["responses"]["RateLimited"];
+      500: components["responses"]["InternalError"];
+    };
+  };
+  /** Webhooks: attempts */
+  "webhooks.attempts": {
+    parameters: {
+      path: {
+        /** @description Per-account integer id (account_id) */
+        account_id: number;
+        /** @description Per-account integer id (webhook_id) */
+        webhook_id: number;
+        /** @description The delivery id (the webhook-id header) */
+        delivery_id: string;
+      };
+    };
+    responses: {
+      /** @description Every attempt of the delivery, oldest first, with the first 1 KB of what the receiver answered */
+      200: {
+        headers: {
+          "x-request-id": components["headers"]["RequestId"];
+        };
+        content: {
+          "application/json": components["schemas"]["WebhooksAttemptsResponse"];
+        };
+      };
+      401: components["responses"]["Unauthorized"];
+      404: components["responses"]["NotFound"];
+      429: components["responses"]["RateLimited"];
+      500: components["responses"]["InternalError"];
+    };
+  };
+  /** Webhooks: recover */
+  "webhooks.recover": {
+    parameters: {
+      path: {
+        /** @description Per-account integer id (account_id) */
+        account_id: number;
+        /** @description Per-account integer id (webhook_id) */
+        webhook_id: number;
+      };
+    };
+    /** @description At most 65536 bytes. */
+    requestBody: {
+      content: {
+        "application/json": components["schemas"]["WebhooksRecoverBody"];
+      };
+    };
+    responses: {
+      /** @description Deliveries of the window re-queued (failed or skipped ones) */
+      202: {
+        headers: {
+          "x-request-id": components["headers"]["RequestId"];
+        };
+        content: {
+          "application/json": components["schemas"]["WebhooksRecoverResponse"];
+        };
+      };
+      400: components["responses"]["BadJson"];
+      401: components["responses"]["Unauthorized"];
+      404: components["responses"]["NotFound"];
+      409: components["responses"]["Conflict"];
+      413: components["responses"]["PayloadTooLarge"];
+      422: components["responses"]["ValidationFailed"];
+      429: components["responses"]["RateLimited"];
+      500: components["responses"]["InternalError"];
+    };
+  };
+  /** Webhooks: test */
+  "webhooks.test": {
+    parameters: {
+      path: {
+        /** @description Per-account integer id (account_id) */
+        account_id: number;
+        /** @description Per-account integer id (webhook_id) */
+        webhook_id: number;
+      };
+    };
+    /** @description At most 65536 bytes. */
+    requestBody: {
+      content: {
+        "application/json": components["schemas"]["WebhooksTestBody"];
+      };
+    };
+    responses: {
+      /** @description The test delivery, queued */
+      202: {
+        headers: {
+          "x-request-id": components["headers"]["RequestId"];
+        };
+        content: {
+          "application/json": components["schemas"]["WebhooksTestResponse"];
+        };
+      };
+      400: components["responses"]["BadJson"];
+      401: components["responses"]["Unauthorized"];
+      404: components["responses"]["NotFound"];
+      409: components["responses"]["Conflict"];
+      413: components["responses"]["PayloadTooLarge"];
+      422: components["responses"]["ValidationFailed"];
       429: components["responses"]["RateLimited"];
       500: components["responses"]["InternalError"];
     };

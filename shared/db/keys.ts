@@ -80,6 +80,8 @@ export const keys = {
   webhookUrl: (accountId: number, urlHash: string) => ({ pk: `ACCOUNT#${accountId}`, sk: `WHURL#${urlHash}` }),
   /** Fan-out marker: this outbox event's deliveries were enqueued. */
   fanout: (eventId: string) => ({ pk: `FANOUT#${eventId}`, sk: "FANOUT" }),
+  /** A recovery run of one webhook's window of deliveries (its cursor and count). */
+  recovery: (accountId: number, webhookId: number, since: number, until: number) => ({ pk: `RECOVERY#${accountId}#${pad(webhookId)}`, sk: `${since}#${until}` }),
   /** A delivery (one per event and webhook) and its attempt log. */
   delivery: (deliveryId: string) => ({ pk: `DELIVERY#${deliveryId}`, sk: "DELIVERY" }),
   /** GSI1 of a delivery: the deliveries of one webhook, oldest first by creation time. */

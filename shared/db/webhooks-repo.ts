@@ -1,15 +1,16 @@
 /** Webhooks, their url markers and their deliveries in the main table. */
-import { BatchGetCommand, PutCommand, QueryCommand } from "@aws-sdk/lib-dynamodb";
+import { BatchGetCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import type { QueryCommandInput } from "@aws-sdk/lib-dynamodb";
-import { urlHash, UrlTaken, type InboxRef, type Webhook, type WebhookStore } from "../domain/webhooks.ts";
-import { DELIVERY_TTL_SECONDS, type Delivery, type DeliveryStore } from "../domain/deliveries.ts";
+import { urlHash, UrlTaken, WEBHOOK_DEFAULTS, type InboxRef, type Webhook, type WebhookStore } from "../domain/webhooks.ts";
+import { DELIVERY_TTL_SECONDS, type Delivery, type DeliveryStore, type HealthStore } from "../domain/deliveries.ts";
+import type { RecoveryKey, RecoveryStore, StoredRecovery } from "../domain/delivery-recovery.ts";
 import { db, failedConditionIndexes, isConditionalFailure, mainTableName } from "./client.ts";
 import { getItem, guardConcurrent, newRev, nextAccountScopedId, remember, strip, transact, unchangedSince, type TransactItem } from "./items.ts";
 import { keys } from "./keys.ts";
 import { queryPrefix } from "./query.ts";
 import { OUTBOX_TTL_SECONDS } from "../events/outbox.ts";
 
-const toWebhook = (item: Record<string, unknown>): Webhook => remember(strip<Webhook>(item), item["rev"]);
+const toWebhook = (item: Record<string, unknown>): Webhook => remember({ ...WEBHOOK_DEFAULTS, ...strip<Webhook>(item) }, item["rev"]);
 
 function webhookItem(w: Webhook) {
   return { ...keys.webhook(w.account_id, w.id), entity: "webhook", rev: newRev(), ...w };
@@ -124,6 +125,16 @@ function live(item: Record<string, unknown> | undefined, now = nowSec()): Record
 
 const toDelivery = (item: Record<string, unknown>): Delivery => strip<Delivery>(item);
 
+const ignoreConditionFailure = async (write: () => Promise<unknown>): Promise<boolean> => {
+  try {
+    await write();
+    return true;
+  } catch (err) {
+    if (isConditionalFailure(err)) return false;
+    throw err;
+  }
+};
+
 const encodeCursor = (k: Record<string, unknown>): string => Buffer.from(JSON.stringify(k)).toString("base64url");
 function decodeCursor(c: string): Record<string, unknown> | undefined {
   try {
@@ -143,6 +154,14 @@ export const deliveriesRepo: DeliveryStore = {
     // Lives as long as the outbox item it marks: a replay after that finds no event anyway.
     const expiresAt = Math.floor(nowMs / 1000) + OUTBOX_TTL_SECONDS;
     await db().send(new PutCommand({ TableName: mainTableName(), Item: { ...keys.fanout(eventId), entity: "fanout", accountId, expiresAt } }));
+  },
+
+  async insertDeliveries(deliveries) {
+    await Promise.all(
+      deliveries.map((d) =>
+        ignoreConditionFailure(() => db().send(new PutCommand({ TableName: mainTableName(), Item: deliveryItem(d), ConditionExpression: "attribute_not_exists(pk)" }))),
+      ),
+    );
   },
 
   async loadForAttempt(msg) {
@@ -237,3 +256,117 @@ async function countLive(base: QueryCommandInput): Promise<number> {
   } while (start);
   return count;
 }
+
+// Health ---------------------------------------------------------------------------------
+// Each write is conditional on the state the attempt saw, so concurrent attempts write at most
+// once per transition; each bumps `rev`, so that an administrator's PATCH read before it fails
+// (409) instead of writing the old health back.
+
+const webhookUpdate = (w: Webhook, set: string, condition: string, values: Record<string, unknown>) =>
+  new UpdateCommand({
+    TableName: mainTableName(),
+    Key: keys.webhook(w.account_id, w.id),
+    UpdateExpression: `SET rev = :rev, ${set}`,
+    ConditionExpression: `attribute_exists(pk) AND ${condition}`,
+    ExpressionAttributeValues: { ":rev": newRev(), ...values },
+  });
+
+export const healthRepo: HealthStore = {
+  async markFailing(w, sinceSec) {
+    await ignoreConditionFailure(() =>
+      db().send(webhookUpdate(w, "failing_since = :s", "(attribute_not_exists(failing_since) OR failing_since = :null)", { ":s": sinceSec, ":null": null })),
+    );
+  },
+
+  async clearFailing(w) {
+    await ignoreConditionFailure(() => db().send(webhookUpdate(w, "failing_since = :null", "failing_since = :seen", { ":null": null, ":seen": w.failing_since })));
+  },
+
+  async disable(w, reason, atSec, event) {
+    try {
+      await transact(
+        [
+          {
+            Update: {
+              TableName: mainTableName(),
+              Key: keys.webhook(w.account_id, w.id),
+              UpdateExpression: "SET rev = :rev, #st = :disabled, disabled_reason = :reason, disabled_at = :at",
+              ConditionExpression: "attribute_exists(pk) AND (attribute_not_exists(#st) OR #st = :active) AND failing_since = :seen",
+              ExpressionAttributeNames: { "#st": "status" },
+              ExpressionAttributeValues: { ":rev": newRev(), ":disabled": "disabled", ":active": "active", ":reason": reason, ":at": atSec, ":seen": w.failing_since },
+            },
+          },
+        ],
+        [event],
+      );
+      return true;
+    } catch (err) {
+      if (failedConditionIndexes(err).includes(0) || isTxConflict(err)) return false;
+      throw err;
+    }
+  },
+};
+
+// Recovery -------------------------------------------------------------------------------
+
+const recoveryKey = (k: RecoveryKey) => keys.recovery(k.accountId, k.webhookId, k.since, k.until);
+
+export const recoveryRepo: RecoveryStore = {
+  async getRecovery(k) {
+    const out = await db().send(new GetCommand({ TableName: mainTableName(), Key: recoveryKey(k), ConsistentRead: true }));
+    const i = out.Item;
+    if (!i) return undefined;
+    return {
+      state: { cursor: (i["cursor"] as string | null) ?? null, recovered: Number(i["recovered"] ?? 0), done: i["done"] === true },
+      owner: String(i["owner"]),
+      leaseUntilMs: Number(i["leaseUntilMs"] ?? 0),
+    } satisfies StoredRecovery;
+  },
+
+  async putRecovery(k, state, owner, leaseUntilMs, expectedOwner) {
+    const item = { ...recoveryKey(k), entity: "recovery", ...state, owner, leaseUntilMs, expiresAt: Math.floor(Date.now() / 1000) + DELIVERY_TTL_SECONDS };
+    return ignoreConditionFailure(() =>
+      db().send(
+        new PutCommand({
+          TableName: mainTableName(),
+          Item: item,
+          ...(expectedOwner === null
+            ? { ConditionExpression: "attribute_not_exists(pk)" }
+            : { ConditionExpression: "#o = :o", ExpressionAttributeNames: { "#o": "owner" }, ExpressionAttributeValues: { ":o": expectedOwner } }),
+        }),
+      ),
+    );
+  },
+
+  async recoveryPage(k, cursor, limit, now) {
+    const p = keys.deliveryGsi1Prefix(k.accountId, k.webhookId);
+    const sk = (sec: number) => `${p.skPrefix}${(sec * 1000).toString().padStart(15, "0")}`;
+    const out = await db().send(
+      new QueryCommand({
+        TableName: mainTableName(),
+        IndexName: "gsi1",
+        KeyConditionExpression: "gsi1pk = :pk AND gsi1sk BETWEEN :from AND :to",
+        FilterExpression: "expiresAt > :now AND #st IN (:failed, :skipped)",
+        ExpressionAttributeNames: { "#st": "status" },
+        ExpressionAttributeValues: { ":pk": p.gsi1pk, ":from": sk(k.since), ":to": `${sk(k.until)}#~`, ":now": now, ":failed": "failed", ":skipped": "skipped" },
+        ExclusiveStartKey: cursor ? decodeCursor(cursor) : undefined,
+        Limit: limit,
+      }),
+    );
+    return { items: (out.Items ?? []).map(toDelivery), next: out.LastEvaluatedKey ? encodeCursor(out.LastEvaluatedKey) : null };
+  },
+
+  async restartDelivery(prev, next) {
+    return ignoreConditionFailure(() =>
+      db().send(
+        new PutCommand({
+          TableName: mainTableName(),
+          Item: deliveryItem(next),
+          ConditionExpression: "seq = :seq AND attempts = :attempts AND #st = :st",
+          ExpressionAttributeNames: { "#st": "status" },
+          ExpressionAttributeValues: { ":seq": prev.seq, ":attempts": prev.attempts, ":st": prev.status },
+        }),
+      ),
+    );
+  },
+};

@@ -53,7 +53,10 @@ export function parseRetryAfter(value: string | undefined, nowMs: number): numbe
 
 /**
  * maxReceiveCount of the deliveries queue's redrive policy: one receive per attempt, plus slack
- * for early or duplicate receives; a delivery that failed for good is released at once each time
+ * for early or duplicate receives and for pacing waits (a webhook's rate_limit); a delivery that failed for good is released at once each time
  * until SQS moves it to the DLQ.
  */
-export const deliveryMaxReceiveCount = (schedule: readonly number[]): number => maxAttempts(schedule) + 3;
+export const deliveryMaxReceiveCount = (schedule: readonly number[]): number => maxAttempts(schedule) + 3 + PACING_RECEIVES;
+
+/** Receives a paced delivery may spend waiting for its webhook's rate (each wait is one receive). */
+export const PACING_RECEIVES = 20;

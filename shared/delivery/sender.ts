@@ -27,7 +27,12 @@ export interface SendResult {
   readonly retryAfterSeconds?: number;
   /** The address guard refused the target: final, a retry would meet the same address. */
   readonly blocked?: true;
+  /** The first RESPONSE_BODY_BYTES of the answer, as text (what the receiver said, for the log). */
+  readonly body?: string;
 }
+
+/** How much of an answer's body is kept for the attempt log. */
+export const RESPONSE_BODY_BYTES = 1024;
 
 /** The delivery log's error when the address guard refuses the target. */
 export const BLOCKED_ADDRESS = "blocked_address";
@@ -120,7 +125,9 @@ export async function postJson(url: string, body: string, headers: Record<string
       },
       (res: IncomingMessage) => {
         let read = 0;
+        const head: Buffer[] = [];
         res.on("data", (c: Buffer) => {
+          if (read < RESPONSE_BODY_BYTES) head.push(c.subarray(0, RESPONSE_BODY_BYTES - read));
           read += c.length;
           if (read > MAX_READ_BYTES) res.destroy();
         });
@@ -131,6 +138,7 @@ export async function postJson(url: string, body: string, headers: Record<string
           finish({
             ok,
             status,
+            body: Buffer.concat(head).toString("utf8"),
             error: ok ? null : status >= 300 && status < 400 ? `HTTP ${status} (redirects are not followed)` : `HTTP ${status}`,
             ...(retryAfter !== undefined ? { retryAfterSeconds: retryAfter } : {}),
           });

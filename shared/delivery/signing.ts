@@ -19,11 +19,16 @@ export function sign(secret: string, id: string, timestampSec: number, body: str
   return `v1,${mac}`;
 }
 
-/** The three Standard Webhooks headers of one attempt. */
-export function signatureHeaders(secret: string, id: string, timestampSec: number, body: string): Record<string, string> {
+/**
+ * The three Standard Webhooks headers of one attempt. During a rotation's overlap window there
+ * are two secrets (the new one first): one `v1,` signature per secret, space-separated, so a
+ * receiver verifying with either secret accepts the delivery.
+ */
+export function signatureHeaders(secrets: string | readonly string[], id: string, timestampSec: number, body: string): Record<string, string> {
+  const all = typeof secrets === "string" ? [secrets] : secrets;
   return {
     "webhook-id": id,
     "webhook-timestamp": String(timestampSec),
-    "webhook-signature": sign(secret, id, timestampSec, body),
+    "webhook-signature": all.map((s) => sign(s, id, timestampSec, body)).join(" "),
   };
 }

@@ -6,9 +6,15 @@ import { createHash } from "node:crypto";
 import type { EventName } from "../events/catalog.ts";
 import { newWebhookSecret } from "../delivery/signing.ts";
 import { isForbiddenUrlHost } from "../delivery/ssrf.ts";
-import { NotFound, ValidationError } from "./errors.ts";
+import { now as clockNow } from "../clock.ts";
+import { Conflict, NotFound, ValidationError } from "./errors.ts";
 
 export type WebhookType = "account_type" | "inbox_type";
+export type WebhookStatus = "active" | "disabled";
+
+/** reset_secret's default overlap window: the old secret keeps signing for a day. */
+export const DEFAULT_GRACE_SECONDS = 86_400;
+export const MAX_GRACE_SECONDS = 7 * 86_400;
 
 export interface Webhook {
   readonly id: number;
@@ -19,17 +25,41 @@ export interface Webhook {
   readonly webhook_type: WebhookType;
   readonly inbox_id: number | null;
   readonly secret: string;
+  /** The secret before the last rotation, still signing until previous_secret_expires_at; stored like `secret`. */
+  readonly previous_secret: string | null;
+  readonly previous_secret_expires_at: number | null;
+  readonly status: WebhookStatus;
+  readonly disabled_reason: string | null;
+  readonly disabled_at: number | null;
+  /** Deliveries per second at most (pacing); null = unpaced. */
+  readonly rate_limit: number | null;
+  /**
+   * Unix seconds of the first failed attempt of the current run of failures; null while the last
+   * attempt succeeded. Written only on a transition (success -> failure, failure -> success).
+   */
+  readonly failing_since: number | null;
   readonly created_at: number;
   readonly updated_at: number;
 }
+
+/** Fields older items lack, with their values. */
+export const WEBHOOK_DEFAULTS = {
+  previous_secret: null,
+  previous_secret_expires_at: null,
+  status: "active",
+  disabled_reason: null,
+  disabled_at: null,
+  rate_limit: null,
+  failing_since: null,
+} as const satisfies Partial<Webhook>;
 
 export interface InboxRef {
   readonly id: number;
   readonly name: string;
 }
 
-/** The webhook as replies show it: its inbox as `{id, name}`. */
-export interface WebhookView extends Omit<Webhook, "inbox_id"> {
+/** The webhook as replies show it: its inbox as `{id, name}`; the previous secret is never shown. */
+export interface WebhookView extends Omit<Webhook, "inbox_id" | "previous_secret" | "failing_since"> {
   readonly inbox: InboxRef | null;
 }
 
@@ -60,6 +90,8 @@ export interface WebhookInput {
   readonly name?: string | null | undefined;
   readonly webhook_type?: WebhookType | undefined;
   readonly inbox_id?: number | null | undefined;
+  readonly status?: WebhookStatus | undefined;
+  readonly rate_limit?: number | null | undefined;
 }
 
 /** The identity of a url for uniqueness: WHATWG-normalized (scheme/host case, default port, empty path). */
@@ -86,9 +118,26 @@ export function assertDeliverableUrl(url: string, policy: UrlPolicy): void {
 }
 const badInbox = () => ValidationError.field("inbox_id", "invalid", "is invalid");
 
-export function view(w: Webhook, inbox: InboxRef | null | undefined): WebhookView {
-  const { inbox_id, ...rest } = w;
-  return { ...rest, inbox: inbox_id === null ? null : (inbox ?? { id: inbox_id, name: "" }) };
+/** The previous secret while its window lasts (unix seconds `nowSec`). */
+export function livePreviousSecret(w: Webhook, nowSec: number): string | null {
+  return w.previous_secret !== null && w.previous_secret_expires_at !== null && w.previous_secret_expires_at > nowSec ? w.previous_secret : null;
+}
+
+/** The secrets that sign a delivery now: the current one, then the previous one inside its window. */
+export function signingSecrets(w: Webhook, nowSec: number): string[] {
+  const prev = livePreviousSecret(w, nowSec);
+  return prev === null ? [w.secret] : [w.secret, prev];
+}
+
+/** Drops an expired previous secret (any write of the webhook does). */
+export function withoutExpiredSecret(w: Webhook, nowSec: number): Webhook {
+  return w.previous_secret !== null && livePreviousSecret(w, nowSec) === null ? { ...w, previous_secret: null, previous_secret_expires_at: null } : w;
+}
+
+export function view(w: Webhook, inbox: InboxRef | null | undefined, nowSec = Math.floor(clockNow().getTime() / 1000)): WebhookView {
+  const { inbox_id, previous_secret: _p, failing_since: _f, ...rest } = w;
+  const expires = livePreviousSecret(w, nowSec) === null ? null : w.previous_secret_expires_at;
+  return { ...rest, previous_secret_expires_at: expires, inbox: inbox_id === null ? null : (inbox ?? { id: inbox_id, name: "" }) };
 }
 
 /** Scope rules: `inbox_id` alone implies inbox_type; inbox_type needs an inbox of this account. */
@@ -137,11 +186,13 @@ export async function createWebhook(
     webhook_type: scope.webhook_type,
     inbox_id: scope.inbox?.id ?? null,
     secret: newWebhookSecret(),
+    ...WEBHOOK_DEFAULTS,
+    rate_limit: input.rate_limit ?? null,
     created_at: ts,
     updated_at: ts,
   };
   await orTaken(() => store.insertWebhook(webhook));
-  return view(webhook, scope.inbox);
+  return view(webhook, scope.inbox, ts);
 }
 
 export async function requireWebhook(store: WebhookStore, accountId: number, webhookId: number): Promise<Webhook> {
@@ -181,8 +232,18 @@ export async function updateWebhook(
         input.inbox_id !== undefined ? input.inbox_id : prev.inbox_id,
       )
     : undefined;
+  const nowSec = seconds(now);
+  // `status: "active"` turns a disabled webhook back on (a fresh health record); "disabled" turns it off by hand.
+  const statusChange: Partial<Webhook> =
+    input.status === undefined || input.status === prev.status
+      ? {}
+      : input.status === "active"
+        ? { status: "active", disabled_reason: null, disabled_at: null, failing_since: null }
+        : { status: "disabled", disabled_reason: "disabled by an administrator", disabled_at: nowSec };
   const next: Webhook = {
-    ...prev,
+    ...withoutExpiredSecret(prev, nowSec),
+    ...statusChange,
+    ...(input.rate_limit !== undefined ? { rate_limit: input.rate_limit } : {}),
     ...(input.url !== undefined ? { url: input.url.trim() } : {}),
     ...(input.subscriptions !== undefined ? { subscriptions: [...new Set(input.subscriptions)] } : {}),
     ...(input.name !== undefined ? { name: input.name } : {}),
@@ -190,18 +251,41 @@ export async function updateWebhook(
     updated_at: Math.max(seconds(now), prev.updated_at),
   };
   await orTaken(() => store.replaceWebhook(prev, next));
-  return view(next, scope ? scope.inbox : next.inbox_id === null ? null : await store.getInboxRef(accountId, next.inbox_id));
+  return view(next, scope ? scope.inbox : next.inbox_id === null ? null : await store.getInboxRef(accountId, next.inbox_id), nowSec);
 }
 
 export async function deleteWebhook(store: WebhookStore, accountId: number, webhookId: number): Promise<void> {
   await store.deleteWebhook(await requireWebhook(store, accountId, webhookId));
 }
 
-export async function resetSecret(store: WebhookStore, accountId: number, webhookId: number, now: Date): Promise<WebhookView> {
+export interface ResetSecretInput {
+  /** How long the old secret keeps signing (0 = not at all); default DEFAULT_GRACE_SECONDS. */
+  readonly grace_seconds?: number | undefined;
+  /** Rotate even inside a running window: the older secret is dropped at once. */
+  readonly force?: boolean | undefined;
+}
+
+/**
+ * Rotation with an overlap window: a new secret signs from now on, and the old one keeps signing
+ * too (a second signature) for `grace_seconds`, so receivers can switch at their pace. A second
+ * rotation inside the window would drop a secret receivers may still use: 409 unless `force`.
+ */
+export async function resetSecret(store: WebhookStore, accountId: number, webhookId: number, input: ResetSecretInput, now: Date): Promise<WebhookView> {
   const prev = await requireWebhook(store, accountId, webhookId);
-  const next: Webhook = { ...prev, secret: newWebhookSecret(), updated_at: Math.max(seconds(now), prev.updated_at) };
+  const nowSec = seconds(now);
+  if (livePreviousSecret(prev, nowSec) !== null && !input.force) {
+    throw new Conflict("A secret rotation is in progress (the previous secret is still valid); pass force:true to end it", "rotation_in_progress");
+  }
+  const grace = input.grace_seconds ?? DEFAULT_GRACE_SECONDS;
+  const next: Webhook = {
+    ...prev,
+    secret: newWebhookSecret(),
+    previous_secret: grace > 0 ? prev.secret : null,
+    previous_secret_expires_at: grace > 0 ? nowSec + grace : null,
+    updated_at: Math.max(nowSec, prev.updated_at),
+  };
   await store.replaceWebhook(prev, next);
-  return view(next, next.inbox_id === null ? null : await store.getInboxRef(accountId, next.inbox_id));
+  return view(next, next.inbox_id === null ? null : await store.getInboxRef(accountId, next.inbox_id), nowSec);
 }
 
 /** Does this webhook receive this event? (Its subscriptions, and for an inbox webhook, its inbox.) */

@@ -22,7 +22,7 @@ export const isEventName = (s: string): s is EventName => (EVENT_NAMES as readon
  * Events for the operator's own EventBridge rules (not webhook events: never delivered to
  * customer webhooks). They travel the same outbox -> Pipe -> bus path.
  */
-export const OPERATOR_EVENT_NAMES = ["subscription_created", "quote_requested"] as const;
+export const OPERATOR_EVENT_NAMES = ["subscription_created", "quote_requested", "webhook_disabled"] as const;
 export type OperatorEventName = (typeof OPERATOR_EVENT_NAMES)[number];
 
 /** EventBridge `source` of every event the Pipe puts on the bus. */

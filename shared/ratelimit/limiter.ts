@@ -47,6 +47,8 @@ export interface Verdict {
   readonly resetAt: number;
   /** Epoch seconds when one more request would pass, nothing else arriving. */
   readonly reopensAt: number;
+  /** This request's ordinal in the window (requests counted so far, this one included). */
+  readonly count: number;
 }
 
 export interface Outcome {
@@ -79,7 +81,7 @@ export class Limiter {
     if (rule.algorithm === "fixed") {
       const w = fixedWindow(nowMs, rule.windowSeconds);
       const n = await this.store.hitFixed(id, w.start, w.end);
-      return { rule, allowed: n <= rule.limit, remaining: Math.max(0, rule.limit - n), resetAt: w.end, reopensAt: w.end };
+      return { rule, allowed: n <= rule.limit, remaining: Math.max(0, rule.limit - n), resetAt: w.end, reopensAt: w.end, count: n };
     }
     const spec = slidingSpec(rule);
     const slice = sliceIndex(nowMs, spec);
@@ -94,6 +96,7 @@ export class Limiter {
       remaining: Math.max(0, rule.limit - n),
       resetAt: slidingResetAt(counts, slice, spec),
       reopensAt: slidingReopensAt(counts, slice, spec, rule.limit),
+      count: n,
     };
   }
 }

@@ -12,8 +12,11 @@ import type { Config } from "../config.ts";
 
 export type KeyKind = "ip" | "account" | "api_key" | "email";
 
+/** Not a route rule: the delivery worker's per-webhook pacing (shared/delivery/pacing.ts). */
+export type PacingRuleName = "webhook_rate";
+
 export interface Rule {
-  readonly name: RuleName;
+  readonly name: RuleName | PacingRuleName;
   readonly limit: number;
   readonly windowSeconds: number;
   /** What is counted: the client IP (IPv6: its /64), the account, the API key, the e-mail of the JSON body. */

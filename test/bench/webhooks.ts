@@ -18,6 +18,11 @@
  * each), for a tighter estimate of the sleeper's effect; it writes webhooks-alternating.json.
  * `BENCH_PAIRED_SECONDS=N` runs only the paired comparison for N seconds (default in the full run:
  * 240); it writes webhooks-paired.json.
+ * `BENCH_RATE_LIMITED_EVENTS=N` runs only the pacing comparison: ten webhooks, N events at
+ * `BENCH_RATE_LIMITED_RATE` per second (default 10), the first webhook's receiver with a
+ * `rate_limit` of half that (a backlog builds up for it) or unpaced, A-B-A;
+ * the other nine's p50 and p99 with the paced one over the mean of the two runs without it. It
+ * writes webhooks-rate-limited.json.
  * `BENCH_WEBHOOKS_SCALE=F` (0 < F < 1) scales every count and duration of the full run by F: a
  * quick check that the whole run works, not a measurement (write it with BENCH_OUT_DIR elsewhere).
  */
@@ -34,6 +39,9 @@ import { scenario, type Row } from "./webhooks/scenario.ts";
 
 const ALT_ONLY_ROUNDS = Number(process.env["BENCH_ALTERNATING_ROUNDS"] ?? 0);
 const PAIRED_ONLY_SECONDS = Number(process.env["BENCH_PAIRED_SECONDS"] ?? 0);
+const RATE_LIMITED_EVENTS = Number(process.env["BENCH_RATE_LIMITED_EVENTS"] ?? 0);
+/** Events per second of the pacing comparison (default 10); the paced receiver gets half of it. */
+const RATE_LIMITED_RATE = Math.max(2, Number(process.env["BENCH_RATE_LIMITED_RATE"] ?? 10));
 const SCALE_ENV = Number(process.env["BENCH_WEBHOOKS_SCALE"] ?? 1);
 const SCALE = Number.isFinite(SCALE_ENV) && SCALE_ENV > 0 ? Math.min(1, SCALE_ENV) : 1;
 const scaled = (n: number) => Math.max(1, Math.round(n * SCALE));
@@ -81,6 +89,26 @@ async function fullRun(bench: Bench, loadavg1mAtStart: number): Promise<void> {
   await writeFull(loadavg1mAtStart, { rows, alternating: alt, paired: pair, ratios });
 }
 
+/** One paced receiver among ten: does it slow the other nine? A-B-A, ratios against the mean of the A runs. */
+async function rateLimitedRun(bench: Bench, events: number, loadavg1mAtStart: number): Promise<void> {
+  const rate = RATE_LIMITED_RATE;
+  const limit = Math.floor(rate / 2);
+  const shape = { webhooks: 10, events, ratePerSec: rate } as const;
+  const without = await scenario(bench, `10 webhooks at ${rate} events/s, first unpaced`, { ...shape, firstRateLimit: null });
+  const withPaced = await scenario(bench, `10 webhooks at ${rate} events/s, first rate_limit ${limit}`, { ...shape, firstRateLimit: limit });
+  const again = await scenario(bench, `10 webhooks at ${rate} events/s, first unpaced (again)`, { ...shape, firstRateLimit: null });
+  const rows = [without, withPaced, again];
+  printRows(rows);
+  const ratios = {
+    p50WithPacedOverWithout: fixed(withPaced.p50Ms / mean([without.p50Ms, again.p50Ms]), 2),
+    p99WithPacedOverWithout: fixed(withPaced.p99Ms / mean([without.p99Ms, again.p99Ms]), 2),
+    p99SecondWithoutOverFirst: fixed(again.p99Ms / without.p99Ms, 2),
+  };
+  console.log(`the other nine's p50 / p99 with one paced receiver over without: ${ratios.p50WithPacedOverWithout} / ${ratios.p99WithPacedOverWithout} (drift between the two runs without: ${ratios.p99SecondWithoutOverFirst})`);
+  console.log(`load average (1 min) at start ${loadavg1mAtStart}, at end ${loadavg1m().toFixed(1)} on ${cores()} CPUs`);
+  await writeAlone("webhooks-rate-limited", loadavg1mAtStart, { rows, ratios });
+}
+
 async function main(): Promise<void> {
   // The machine is shared: the load average is part of the result.
   const loadavg1mAtStart = loadavg1m();
@@ -90,7 +118,9 @@ async function main(): Promise<void> {
       const bench = makeBench(sandbox, rx);
       // Warm-up: module imports, connections, DynamoDB Local's JIT.
       await scenario(bench, "warm-up", { webhooks: 5, events: 30 });
-      if (PAIRED_ONLY_SECONDS > 0) {
+      if (RATE_LIMITED_EVENTS > 0) {
+        await rateLimitedRun(bench, RATE_LIMITED_EVENTS, loadavg1mAtStart);
+      } else if (PAIRED_ONLY_SECONDS > 0) {
         const p = await paired(bench, PAIRED_ONLY_SECONDS);
         console.log(describePaired(p));
         await writeAlone("webhooks-paired", loadavg1mAtStart, { paired: p });

@@ -126,7 +126,11 @@ const CALLS: Record<string, Call> = {
     return r;
   },
   "webhooks.resend": (ctx) => ctx.admin.call("webhooks.resend", { path: { webhook_id: id(ctx, "webhookId"), delivery_id: str(ctx, "deliveryId") } }),
-  "webhooks.reset_secret": (ctx) => ctx.admin.call("webhooks.reset_secret", { path: { webhook_id: id(ctx, "webhookId") } }),
+  "webhooks.attempts": (ctx) => ctx.admin.call("webhooks.attempts", { path: { webhook_id: id(ctx, "webhookId"), delivery_id: str(ctx, "deliveryId") } }),
+  "webhooks.test": (ctx) => ctx.admin.call("webhooks.test", { path: { webhook_id: id(ctx, "webhookId") }, body: { event: "contact_created" } }),
+  "webhooks.recover": (ctx) =>
+    ctx.admin.call("webhooks.recover", { path: { webhook_id: id(ctx, "webhookId") }, body: { since: Math.floor(Date.now() / 1000) - 3600 } }),
+  "webhooks.reset_secret": (ctx) => ctx.admin.call("webhooks.reset_secret", { path: { webhook_id: id(ctx, "webhookId") }, body: {} }),
   "webhooks.delete": (ctx) => ctx.admin.call("webhooks.delete", { path: { webhook_id: id(ctx, "webhookId") } }),
   "access_tokens.create": async (ctx) => {
     const r = await ctx.agent.call("access_tokens.create", { body: { name: "client test" } });

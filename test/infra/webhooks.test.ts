@@ -7,9 +7,10 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildFunctions } from "../../infra/build.ts";
 import { buildApp } from "../../infra/stack.ts";
+import { QUEUEING_FNS } from "../../infra/webhooks.ts";
 import { EVENT_NAMES } from "../../shared/events/catalog.ts";
 import { PIPE_FILTER_PATTERN, PIPE_INPUT_TEMPLATE } from "../../shared/events/envelope.ts";
-import { parseSchedule } from "../../shared/delivery/schedule.ts";
+import { PACING_RECEIVES, parseSchedule } from "../../shared/delivery/schedule.ts";
 import { workers, type WorkerSettings } from "../../shared/workers.ts";
 
 type Res = { Type: string; Properties: Record<string, any> };
@@ -111,7 +112,7 @@ describe("queues and workers", () => {
       const deliverId = fnId(tpl, "webhooks-deliver");
       const m = Object.values(ofType(tpl, "AWS::Lambda::EventSourceMapping")).find((x) => idOf(x.Properties.FunctionName) === deliverId)!;
       const q = ofType(tpl, "AWS::SQS::Queue")[idOf(m.Properties.EventSourceArn)]!.Properties;
-      expect(q.RedrivePolicy.maxReceiveCount).toBe(attempts + 3);
+      expect(q.RedrivePolicy.maxReceiveCount).toBe(attempts + 3 + PACING_RECEIVES);
       const fn = ofType(tpl, "AWS::Lambda::Function")[deliverId]!.Properties;
       expect(fn.Timeout).toBe(timeout + 20);
       expect(q.VisibilityTimeout).toBeGreaterThanOrEqual(fn.Timeout);
@@ -146,8 +147,8 @@ describe("queues and workers", () => {
     }
   });
 
-  it("gives the queue URL to the workers and resend, and send rights only to fan-out and resend", () => {
-    for (const file of ["webhooks-fanout", "webhooks-deliver", "webhook-deliveries-resend"]) {
+  it("gives the queue URL to the workers and the queueing routes, and send rights only to fan-out and those routes", () => {
+    for (const file of ["webhooks-fanout", "webhooks-deliver", ...QUEUEING_FNS]) {
       const vars = ofType(t, "AWS::Lambda::Function")[fnId(t, file)]!.Properties.Environment.Variables;
       expect(vars.DELIVERY_QUEUE_URL, file).toBeDefined();
     }
@@ -155,7 +156,7 @@ describe("queues and workers", () => {
       .filter((p) => JSON.stringify(p.Properties.PolicyDocument).includes("sqs:SendMessage"))
       .flatMap((p) => (p.Properties.Roles as unknown[]).map(idOf));
     const roleOf = (file: string) => idOf(ofType(t, "AWS::Lambda::Function")[fnId(t, file)]!.Properties.Role);
-    expect(senders.sort()).toEqual([roleOf("webhooks-fanout"), roleOf("webhook-deliveries-resend")].sort());
+    expect(senders.sort()).toEqual([roleOf("webhooks-fanout"), ...QUEUEING_FNS.map(roleOf)].sort());
     t.hasResourceProperties("AWS::IAM::Policy", {
       Roles: [{ Ref: roleOf("webhooks-deliver") }],
       PolicyDocument: { Statement: Match.arrayWith([Match.objectLike({ Action: Match.arrayWith(["sqs:ChangeMessageVisibility"]) })]) },

@@ -9,7 +9,7 @@ export interface Received {
 }
 
 /** What to do with the n-th request (0-based): a status, optionally after a delay. */
-export type Behaviour = (n: number, req: { body: string }) => { status: number; delayMs?: number; headers?: Record<string, string> };
+export type Behaviour = (n: number, req: { body: string }) => { status: number; delayMs?: number; headers?: Record<string, string>; body?: string };
 
 export interface Receiver {
   readonly url: string;
@@ -40,7 +40,7 @@ export async function startReceiver(behaviour: Behaviour = () => ({ status: 200 
       received.push({ at: Date.now(), headers: req.headers, body, json });
       for (const w of waiters) w();
       const reply = () => {
-        if (!res.destroyed) res.writeHead(r.status, r.headers ?? {}).end();
+        if (!res.destroyed) res.writeHead(r.status, r.headers ?? {}).end(r.body);
       };
       if (r.delayMs) setTimeout(reply, r.delayMs);
       else reply();

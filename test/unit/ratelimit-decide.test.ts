@@ -8,7 +8,7 @@ import { config } from "../../shared/config.ts";
 const rules = buildRules(config());
 const NOW = Date.UTC(2026, 0, 1, 12, 0, 0);
 const sec = NOW / 1000;
-const verdict = (rule: Rule, v: Partial<Verdict>): Verdict => ({ rule, allowed: true, remaining: 5, resetAt: sec + 60, reopensAt: sec + 60, ...v });
+const verdict = (rule: Rule, v: Partial<Verdict>): Verdict => ({ rule, allowed: true, remaining: 5, count: 1, resetAt: sec + 60, reopensAt: sec + 60, ...v });
 const outcome = (verdicts: Verdict[], failed: Outcome["failed"] = []): Outcome => ({ verdicts, failed });
 const decision = (o: Outcome) => Promise.resolve().then(() => decide(o, NOW));
 

@@ -46,8 +46,8 @@ describe("retry schedule", () => {
     expect(parseSchedule("43200")).toEqual([43200]);
     expect(() => parseSchedule(",")).toThrow(/WEBHOOK_RETRY_SCHEDULE/);
     expect(() => parseSchedule("1, ,2")).toThrow(/WEBHOOK_RETRY_SCHEDULE/);
-    expect(deliveryMaxReceiveCount(DEFAULT_RETRY_SCHEDULE)).toBe(11);
-    expect(deliveryMaxReceiveCount([0])).toBe(5);
+    expect(deliveryMaxReceiveCount(DEFAULT_RETRY_SCHEDULE)).toBe(31);
+    expect(deliveryMaxReceiveCount([0])).toBe(25);
     expect(() => parseSchedule("1.5")).toThrow(/WEBHOOK_RETRY_SCHEDULE/);
     expect(() => parseSchedule("43201")).toThrow(/WEBHOOK_RETRY_SCHEDULE/);
   });

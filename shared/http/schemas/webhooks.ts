@@ -3,6 +3,7 @@ import { EVENT_NAMES, isEventName, type EventName } from "../../events/catalog.t
 import { lazy } from "../../lazy.ts";
 import { emptyReply, intField, named, pageMetaView, refView, reply, unixTime } from "./common.ts";
 import { httpUrl } from "./inboxes.ts";
+import { MAX_GRACE_SECONDS } from "../../domain/webhooks.ts";
 
 /** Chatwoot clients send `{"webhook":{...}}`; others the fields plainly. */
 const unwrap = (v: unknown): unknown => {
@@ -28,6 +29,9 @@ const name = z.nullable(z.string().check(z.trim(), z.maxLength(255)));
 const webhookType = z.enum(["account_type", "inbox_type"]);
 const inboxId = z.nullable(intField());
 
+/** Deliveries per second (pacing); null removes the limit. */
+const rateLimit = z.nullable(z.number().check(z.int(), z.positive(), z.lte(10_000)));
+
 const WRAPPED = { description: 'Also accepted wrapped as {"webhook": {...}} (Chatwoot clients send that).' };
 
 export const createWebhookBody = lazy(() => z.pipe(
@@ -38,6 +42,7 @@ export const createWebhookBody = lazy(() => z.pipe(
     name: z.optional(name),
     webhook_type: z.optional(webhookType),
     inbox_id: z.optional(inboxId),
+    rate_limit: z.optional(rateLimit),
   }).register(z.globalRegistry, WRAPPED),
 ));
 
@@ -49,8 +54,29 @@ export const updateWebhookBody = lazy(() => z.pipe(
     name: z.optional(name),
     webhook_type: z.optional(webhookType),
     inbox_id: z.optional(inboxId),
+    rate_limit: z.optional(rateLimit),
+    status: z.optional(z.enum(["active", "disabled"])),
   }).register(z.globalRegistry, WRAPPED),
 ));
+
+/** reset_secret: an empty body rotates with the default overlap window (a day). */
+export const resetSecretBody = lazy(() => z.pipe(
+  z.transform((v: unknown) => v ?? {}),
+  z.object({
+    grace_seconds: z.optional(z.number().check(z.int(), z.gte(0), z.lte(MAX_GRACE_SECONDS))),
+    force: z.optional(z.boolean()),
+  }),
+));
+
+/** recover: the window of deliveries (by creation time) to re-queue; ISO 8601 or unix seconds. */
+const instant = z.pipe(
+  z.union([z.number().check(z.int(), z.nonnegative()), z.string().check(z.refine((s) => !Number.isNaN(Date.parse(s)), { message: "is not a date" }))]),
+  z.transform((v) => (typeof v === "number" ? v : Math.floor(Date.parse(v) / 1000))),
+);
+export const recoverBody = lazy(() => z.object({ since: instant, until: z.optional(instant) }));
+
+/** test: one sample of a subscribed event. */
+export const testSendBody = lazy(() => z.object({ event: z.enum(EVENT_NAMES) }));
 
 /** `page` (1-based) and `per` (default 25, 1..100): a non-integer is 422, a value outside is clamped. */
 const intParam = (dflt: number, min: number, max: number) =>
@@ -78,10 +104,15 @@ export const webhookView = named(
     webhook_type: webhookType,
     inbox: z.nullable(refView()),
     secret: z.string(),
+    previous_secret_expires_at: z.nullable(unixTime),
+    status: z.enum(["active", "disabled"]),
+    disabled_reason: z.nullable(z.string()),
+    disabled_at: z.nullable(unixTime),
+    rate_limit: z.nullable(z.int()),
     created_at: unixTime,
     updated_at: unixTime,
   }),
-  "A webhook. `secret` (whsec_...) keys the Standard Webhooks signature of every delivery.",
+  "A webhook. `secret` (whsec_...) keys the Standard Webhooks signature of every delivery; during a rotation's overlap window (until `previous_secret_expires_at`) the previous secret signs too.",
 );
 
 const attemptView = lazy(() => z.looseObject({
@@ -101,7 +132,8 @@ export const deliveryView = named(
     event: z.enum(EVENT_NAMES),
     event_id: z.string(),
     webhook_id: z.int(),
-    status: z.enum(["pending", "retrying", "succeeded", "failed"]),
+    status: z.enum(["pending", "retrying", "succeeded", "failed", "skipped"]),
+    test: z.optional(z.boolean()),
     attempts: z.int(),
     response_status: z.nullable(z.int()),
     error: z.nullable(z.string()),
@@ -121,3 +153,15 @@ export const webhookListReply = reply(() => z.looseObject({ payload: z.looseObje
 export const webhookDeletedReply = emptyReply("Deleted (empty body)");
 export const deliveryListReply = reply(() => z.looseObject({ payload: z.array(deliveryView()), meta: pageMetaView() }), "Deliveries of the webhook, newest first");
 export const deliveryResendReply = reply(() => z.looseObject({ payload: z.looseObject({ delivery: deliveryView() }) }), "The delivery, queued for one more attempt", 202);
+
+const attemptDetail = lazy(() => z.looseObject({
+  attempt: z.int(),
+  at: unixTime,
+  response_status: z.nullable(z.int()),
+  response_body: z.nullable(z.string()),
+  duration_ms: z.number(),
+  error: z.nullable(z.string()),
+}));
+export const attemptsReply = reply(() => z.looseObject({ payload: z.array(attemptDetail()) }), "Every attempt of the delivery, oldest first, with the first 1 KB of what the receiver answered");
+export const recoverReply = reply(() => z.looseObject({ recovered: z.int() }), "Deliveries of the window re-queued (failed or skipped ones)", 202);
+export const testSendReply = reply(() => z.looseObject({ payload: z.looseObject({ delivery: deliveryView() }) }), "The test delivery, queued", 202);

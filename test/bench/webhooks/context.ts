@@ -21,7 +21,8 @@ export interface Bench {
   nextRun(): number;
   callAs(as: Caller, method: string, path: string, body?: unknown): Promise<unknown>;
   /** A webhook of `as` on `inbox_created` to the receiver path `path`; its id. */
-  createHook(as: Caller, path: string): Promise<number>;
+  /** A webhook on inbox_created at `path` of the receivers, optionally paced (`rate_limit`). */
+  createHook(as: Caller, path: string, rateLimit?: number): Promise<number>;
   deleteHook(as: Caller, id: number): Promise<void>;
   /** Creates an inbox (the event: inbox_created); its id. */
   createInbox(as: Caller, run: number): Promise<number>;
@@ -46,8 +47,9 @@ export function makeBench(sandbox: Sandbox, rx: Receivers): Bench {
     admin: { accountId: sandbox.info.accountId, key: sandbox.info.adminApiKey },
     nextRun: () => ++run,
     callAs,
-    createHook: async (as, path) => {
-      const reply = (await callAs(as, "POST", "/webhooks", { url: `${rx.base}${path}`, subscriptions: ["inbox_created"] })) as { payload: { webhook: { id: number } } };
+    createHook: async (as, path, rateLimit) => {
+      const body = { url: `${rx.base}${path}`, subscriptions: ["inbox_created"], ...(rateLimit !== undefined ? { rate_limit: rateLimit } : {}) };
+      const reply = (await callAs(as, "POST", "/webhooks", body)) as { payload: { webhook: { id: number } } };
       return reply.payload.webhook.id;
     },
     deleteHook: async (as, id) => {

@@ -32,16 +32,22 @@ export interface ScenarioOptions {
   readonly inFlight?: number;
   /** Events per second, paced; omitted = as fast as `inFlight` calls go. */
   readonly ratePerSec?: number;
+  /**
+   * The first webhook is a separate receiver, not measured: with this `rate_limit` (deliveries
+   * per second), or null for the same receiver unpaced (the baseline of the paced comparison).
+   */
+  readonly firstRateLimit?: number | null;
 }
 
 export async function scenario(bench: Bench, name: string, opts: ScenarioOptions): Promise<Row> {
   const run = bench.nextRun();
   const hookIds: number[] = [];
   for (let i = 0; i < opts.webhooks; i++) {
-    const path = opts.sleepy && i === 0 ? `/sleepy/${run}/${i}` : `/r/${run}/${i}`;
-    hookIds.push(await bench.createHook(bench.admin, path));
+    const separate = opts.firstRateLimit !== undefined && i === 0;
+    const path = opts.sleepy && i === 0 ? `/sleepy/${run}/${i}` : separate ? `/limited/${run}/${i}` : `/r/${run}/${i}`;
+    hookIds.push(await bench.createHook(bench.admin, path, separate && opts.firstRateLimit !== null ? opts.firstRateLimit : undefined));
   }
-  const healthy = opts.webhooks - (opts.sleepy ? 1 : 0);
+  const healthy = opts.webhooks - (opts.sleepy || opts.firstRateLimit !== undefined ? 1 : 0);
   const started = new Map<number, number>();
   const t0 = performance.now();
   const fire = async () => {

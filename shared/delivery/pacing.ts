@@ -1,0 +1,26 @@
+/**
+ * Pacing of a webhook with a `rate_limit` (deliveries per second), through the limiter: a
+ * fixed one-second window per webhook in the throttle table, every check counted. The n-th
+ * check of a window past the limit waits ceil((n - limit) / limit) seconds, so a burst comes
+ * back spread over the following windows, about `limit` per window, instead of all at once
+ * (each wait costs the message one receive: see deliveryMaxReceiveCount). A counter that cannot
+ * be counted (store error or timeout) makes the delivery wait a second (fail closed: the receiver
+ * stays protected; nothing is lost, the message only comes back later).
+ */
+import type { Webhook } from "../domain/webhooks.ts";
+import { Limiter, type CounterStore } from "../ratelimit/limiter.ts";
+import type { Rule } from "../ratelimit/rules.ts";
+
+const paceRule = (limit: number): Rule => ({ name: "webhook_rate", limit, windowSeconds: 1, key: "account", algorithm: "fixed", failure: "closed" });
+
+/** Seconds a delivery of `w` must wait before it is sent (0 = send now). */
+export function pacer(store: CounterStore): (w: Webhook, nowMs: number) => Promise<number> {
+  const limiter = new Limiter(store);
+  return async (w, nowMs) => {
+    if (w.rate_limit === null) return 0;
+    const outcome = await limiter.evaluate([{ rule: paceRule(w.rate_limit), subject: `${w.account_id}:${w.id}` }], nowMs);
+    const v = outcome.verdicts[0];
+    if (!v) return 1;
+    return v.allowed ? 0 : Math.max(1, Math.ceil((v.count - w.rate_limit) / w.rate_limit));
+  };
+}
