@@ -53,7 +53,8 @@ async function writeWithMarkers(items: TransactItem[], markers: Marker[], events
     if (cancelledOnCondition(err)) {
       const failed = failedConditionIndexes(err);
       const marker = markers.find((m) => failed.includes(m.index));
-      if (marker) throw taken(marker.field);
+      // A lost race on the contact itself (item 0) is retried on fresh state, not a taken value.
+      if (marker && !failed.includes(0)) throw taken(marker.field);
     }
     throw err;
   }

@@ -6,6 +6,7 @@ import { createHash } from "node:crypto";
 import type { EventName } from "../events/catalog.ts";
 import { newWebhookSecret } from "../delivery/signing.ts";
 import { NotFound, ValidationError } from "./errors.ts";
+import { retryOnStale } from "./retry.ts";
 
 export type WebhookType = "account_type" | "inbox_type";
 
@@ -144,7 +145,7 @@ export async function listWebhooks(store: WebhookStore, accountId: number): Prom
   return hooks.map((w) => view(w, w.inbox_id === null ? null : byId.get(w.inbox_id)));
 }
 
-export async function updateWebhook(
+async function updateWebhookOnce(
   store: WebhookStore,
   accountId: number,
   webhookId: number,
@@ -174,16 +175,22 @@ export async function updateWebhook(
   return view(next, scope ? scope.inbox : next.inbox_id === null ? null : await store.getInboxRef(accountId, next.inbox_id));
 }
 
+/** updateWebhook, read again and re-applied on fresh state when a concurrent update won the race. */
+export const updateWebhook = (...args: Parameters<typeof updateWebhookOnce>) => retryOnStale(() => updateWebhookOnce(...args));
+
 export async function deleteWebhook(store: WebhookStore, accountId: number, webhookId: number): Promise<void> {
   await store.deleteWebhook(await requireWebhook(store, accountId, webhookId));
 }
 
-export async function resetSecret(store: WebhookStore, accountId: number, webhookId: number, now: Date): Promise<WebhookView> {
+async function resetSecretOnce(store: WebhookStore, accountId: number, webhookId: number, now: Date): Promise<WebhookView> {
   const prev = await requireWebhook(store, accountId, webhookId);
   const next: Webhook = { ...prev, secret: newWebhookSecret(), updated_at: Math.max(seconds(now), prev.updated_at) };
   await store.replaceWebhook(prev, next);
   return view(next, next.inbox_id === null ? null : await store.getInboxRef(accountId, next.inbox_id));
 }
+
+/** resetSecret, read again and re-applied on fresh state when a concurrent update won the race. */
+export const resetSecret = (...args: Parameters<typeof resetSecretOnce>) => retryOnStale(() => resetSecretOnce(...args));
 
 /** Does this webhook receive this event? (Its subscriptions, and for an inbox webhook, its inbox.) */
 export function wants(w: Webhook, event: EventName, inboxId: number | undefined): boolean {

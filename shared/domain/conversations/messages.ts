@@ -7,6 +7,7 @@ import { dayOf, type ReportIncrement } from "../reports.ts";
 import { countedMessage, need, presence, requireConversation, secondsOf } from "./changes.ts";
 import type { Attachment, Conversation, ConversationStore, Message, MessageType, Sender } from "./model.ts";
 import { contactSender, conversationEvent, messageEvent, userSender, viewOf } from "./views.ts";
+import { retryOnStale } from "../retry.ts";
 
 export function newMessage(
   conv: Conversation,
@@ -44,7 +45,7 @@ export interface CreateMessageInput {
   readonly source_id?: string | undefined;
 }
 
-export async function createMessage(store: ConversationStore, accountId: number, conversationId: number, userId: number, input: CreateMessageInput, now: Date): Promise<Message> {
+async function createMessageOnce(store: ConversationStore, accountId: number, conversationId: number, userId: number, input: CreateMessageInput, now: Date): Promise<Message> {
   const type = input.message_type ?? "outgoing";
   const convP = requireConversation(store, accountId, conversationId);
   // The inbox and contact reads start as soon as the conversation is known, beside the others.
@@ -97,7 +98,10 @@ export async function createMessage(store: ConversationStore, accountId: number,
   return message;
 }
 
-export async function updateMessage(
+/** createMessage, read again and re-applied on fresh state when a concurrent update won the race. */
+export const createMessage = (...args: Parameters<typeof createMessageOnce>) => retryOnStale(() => createMessageOnce(...args));
+
+async function updateMessageOnce(
   store: ConversationStore,
   accountId: number,
   conversationId: number,
@@ -121,6 +125,9 @@ export async function updateMessage(
   await store.replaceMessage(prev, updated, conv, [messageEvent("message_updated", updated, conv, inbox, account)]);
   return updated;
 }
+
+/** updateMessage, read again and re-applied on fresh state when a concurrent update won the race. */
+export const updateMessage = (...args: Parameters<typeof updateMessageOnce>) => retryOnStale(() => updateMessageOnce(...args));
 
 export async function listMessages(store: ConversationStore, accountId: number, conversationId: number, req: PageRequest): Promise<Listing<Message>> {
   const conv = await requireConversation(store, accountId, conversationId);
