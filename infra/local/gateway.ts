@@ -2,6 +2,7 @@
  * The sandbox's API Gateway: turns a Node HTTP request into an API Gateway HTTP API (v2) event
  * for the route table's handler module, the same module that is deployed, and writes its reply.
  */
+import { isUtf8 } from "node:buffer";
 import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from "aws-lambda";
@@ -40,8 +41,17 @@ export function matchRoute(method: string, path: string): { route: Route; params
   const hit = hits[0];
   if (!hit?.m) return undefined;
   const params: Record<string, string> = {};
-  hit.c.names.forEach((n, i) => (params[n] = decodeURIComponent(hit.m![i + 1]!)));
+  // A malformed escape stays as sent: the handler layer answers 400 bad_encoding from rawPath.
+  hit.c.names.forEach((n, i) => (params[n] = decodeOrRaw(hit.m![i + 1]!)));
   return { route: hit.c.route, params };
+}
+
+function decodeOrRaw(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
 }
 
 const TEXT_TYPES = /^(application\/(json|.*\+json|x-www-form-urlencoded|xml)|text\/)/i;
@@ -68,7 +78,8 @@ export function toEvent(req: IncomingMessage, body: Buffer, route: Route, params
   const query: Record<string, string> = {};
   for (const [k, v] of url.searchParams) query[k] = k in query ? `${query[k]},${v}` : v;
   const contentType = headers["content-type"] ?? "";
-  const binary = body.length > 0 && !TEXT_TYPES.test(contentType);
+  // Text that is not valid UTF-8 goes as bytes, so the handler layer sees it (400 bad_encoding).
+  const binary = body.length > 0 && (!TEXT_TYPES.test(contentType) || !isUtf8(body));
   const sourceIp = (req.socket.remoteAddress ?? "127.0.0.1").replace(/^::ffff:/, "");
   const now = new Date();
   return {
