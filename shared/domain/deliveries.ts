@@ -227,6 +227,9 @@ export async function attemptDelivery(deps: AttemptDeps, msg: DeliveryMessage, r
   const now = deps.nowMs();
   if (d.due_at_ms > now + 500) return { kind: "again", delaySeconds: Math.ceil((d.due_at_ms - now) / 1000), reason: "not due" };
 
+  // The delivery's record exists before its first POST: a crash mid-send leaves a pending record
+  // the pipeline can drive again (same webhook-id), never a request with no log.
+  if (isNew && !(await deps.store.recordAttempt(d, d, true))) return { kind: "done", reason: "overtaken by another run" };
   const attempt = d.attempts + 1;
   const tsSec = Math.floor(now / 1000);
   const result: SendResult = webhook
@@ -260,7 +263,7 @@ export async function attemptDelivery(deps: AttemptDeps, msg: DeliveryMessage, r
     updated_at: Math.floor(after / 1000),
     attempt_log: [...d.attempt_log, log],
   };
-  if (!(await deps.store.recordAttempt(d, next, isNew))) return { kind: "done", reason: "overtaken by another run" };
+  if (!(await deps.store.recordAttempt(d, next, false))) return { kind: "done", reason: "overtaken by another run" };
   const made: AttemptMade = { status, durationMs: result.durationMs };
   if (status === "succeeded") return { kind: "done", reason: "delivered", attempt: made };
   if (status === "retrying") return { kind: "again", delaySeconds: retry.retry ? retry.delaySeconds : 0, reason: "retry scheduled", attempt: made };
