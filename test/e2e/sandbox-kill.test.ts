@@ -89,7 +89,8 @@ describe("npm start killed mid-traffic", () => {
     const traffic = (async () => {
       for (let i = 0; i < 30; i += 3) await Promise.all([send(i), send(i + 1), send(i + 2)]);
     })();
-    await new Promise((r) => setTimeout(r, 1_500));
+    const killAt = Date.now() + 8_000;
+    while (accepted.length < 10 && Date.now() < killAt) await new Promise((r) => setTimeout(r, 50));
     await killGroup(first);
     await traffic;
 
