@@ -10,7 +10,7 @@ import { Stale } from "./errors.ts";
 export interface RetryOptions {
   /** Attempts in all, the first included. */
   readonly attempts?: number;
-  /** Upper bound of the first backoff, in ms; doubled per attempt up to `capMs`. */
+  /** Least upper bound of the first backoff, in ms (an attempt's own duration when longer); doubled per attempt up to `capMs`. */
   readonly baseMs?: number;
   readonly capMs?: number;
 }
@@ -23,14 +23,17 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 export async function retryOnStale<T>(update: () => Promise<T>, opts: RetryOptions = {}): Promise<T> {
   const attempts = opts.attempts ?? STALE_ATTEMPTS;
   const baseMs = opts.baseMs ?? 20;
-  const capMs = opts.capMs ?? 1000;
+  const capMs = opts.capMs ?? 2000;
   for (let attempt = 1; ; attempt++) {
+    const started = Date.now();
     try {
       return await update();
     } catch (err) {
       if (!(err instanceof Stale) || attempt >= attempts) throw err;
-      // Full jitter: contenders spread out instead of colliding again in lock step.
-      await sleep(Math.random() * Math.min(capMs, baseMs * 2 ** attempt));
+      // Full jitter, scaled by how long an attempt takes (a slow store means longer collisions):
+      // contenders spread out instead of colliding again in lock step.
+      const unit = Math.max(baseMs, Date.now() - started);
+      await sleep(Math.random() * Math.min(capMs, unit * 2 ** (attempt - 1)));
     }
   }
 }
