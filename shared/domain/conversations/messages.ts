@@ -98,7 +98,7 @@ async function createMessageOnce(store: ConversationStore, accountId: number, co
   return message;
 }
 
-/** createMessage, read again and re-applied on fresh state when a concurrent update won the race. */
+/** createMessage, read again and re-applied on fresh state when a concurrent write to its conversation won the race. */
 export const createMessage = (...args: Parameters<typeof createMessageOnce>) => retryOnStale(() => createMessageOnce(...args));
 
 async function updateMessageOnce(
