@@ -2,6 +2,7 @@
  * The sandbox's API Gateway: turns a Node HTTP request into an API Gateway HTTP API (v2) event
  * for the route table's handler module, the same module that is deployed, and writes its reply.
  */
+import { isUtf8 } from "node:buffer";
 import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from "aws-lambda";
@@ -46,7 +47,8 @@ export function toEvent(req: IncomingMessage, body: Buffer, route: Route, params
   const query: Record<string, string> = {};
   for (const [k, v] of url.searchParams) query[k] = k in query ? `${query[k]},${v}` : v;
   const contentType = headers["content-type"] ?? "";
-  const binary = body.length > 0 && !TEXT_TYPES.test(contentType);
+  // Text that is not valid UTF-8 goes as bytes, so the handler layer sees it (400 bad_encoding).
+  const binary = body.length > 0 && (!TEXT_TYPES.test(contentType) || !isUtf8(body));
   const sourceIp = (req.socket.remoteAddress ?? "127.0.0.1").replace(/^::ffff:/, "");
   const now = new Date();
   return {

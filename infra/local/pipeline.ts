@@ -2,7 +2,9 @@
  * The sandbox's event pipeline, with fauxqs for SQS:
  * - the queues and DLQs of the worker table (shared/workers.ts), as the CDK stack makes them;
  * - the Pipe's job: the stream poller (stream-poller.ts) puts envelopes on the events queue;
- * - the event-source mappings' job: one queue poller (queue-poller.ts) per worker.
+ * - the event-source mappings' job: one queue poller (queue-poller.ts) per worker;
+ * - with a data directory, durability: the stream position survives a kill, and a restart drives
+ *   again every delivery a kill left unfinished (recovery.ts).
  */
 import { SQSClient } from "@aws-sdk/client-sqs";
 import type { Config } from "../../shared/config.ts";
@@ -12,6 +14,7 @@ import type { FauxqsServer, LocalAws } from "./fauxqs.ts";
 import { LOCAL_CREDENTIALS } from "./dynamo.ts";
 import { startQueuePoller, type Poller } from "./queue-poller.ts";
 import { startStreamPoller } from "./stream-poller.ts";
+import { redriveUnfinished } from "./recovery.ts";
 
 const REGION = "us-east-1";
 const ACCOUNT = "000000000000";
@@ -67,6 +70,11 @@ export interface PipelineOptions {
   readonly drainMs: number;
   /** Stream poll interval (ms). */
   readonly pollMs?: number;
+  /**
+   * A sandbox with a data directory: the stream poller keeps its position in this file, and the
+   * start drives again what a crash left unfinished (recovery.ts).
+   */
+  readonly positionFile?: string | undefined;
 }
 
 export interface Pipeline {
@@ -90,6 +98,7 @@ export async function startPipeline(opts: PipelineOptions): Promise<Pipeline> {
         region: REGION,
         account: ACCOUNT,
         pollMs: opts.pollMs ?? 50,
+        positionFile: opts.positionFile,
       }),
     );
   } catch (err) {
@@ -99,6 +108,11 @@ export async function startPipeline(opts: PipelineOptions): Promise<Pipeline> {
   for (const w of workers) {
     const q = queues[w.queue].queue;
     pollers.push(startQueuePoller({ sqs, queueUrl: q.url, queueArn: q.arn, region: REGION, fn: w.fn, batchSize: w.batchSize, concurrency: w.sandboxConcurrency }));
+  }
+
+  if (opts.positionFile) {
+    const redriven = await redriveUnfinished();
+    if (redriven) console.log(JSON.stringify({ level: "info", message: "sandbox: unfinished deliveries driven again", count: redriven }));
   }
 
   return {

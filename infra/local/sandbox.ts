@@ -148,7 +148,14 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
     const stateFile = dataDir ? join(dataDir, "sandbox.json") : undefined;
     const seed = await seedDemo(stateFile ? readPrevious(stateFile) : undefined);
     await seedCatalog(seed.accountId);
-    pipeline = await startPipeline({ dynamoEndpoint: endpoint, tableName, aws: localAws, queues, drainMs: (installed.WEBHOOK_TIMEOUT + 5) * 1000 });
+    pipeline = await startPipeline({
+      dynamoEndpoint: endpoint,
+      tableName,
+      aws: localAws,
+      queues,
+      drainMs: (installed.WEBHOOK_TIMEOUT + 5) * 1000,
+      positionFile: dataDir ? join(dataDir, "stream-positions.json") : undefined,
+    });
     const gw = await startGateway(opts.port);
     server = gw.server;
     // The fresh values last: sandbox.json of an earlier run holds the old ones.

@@ -1,9 +1,13 @@
 /**
  * The sandbox's Pipe: a poller on the main table's DynamoDB stream that applies the Pipe's filter,
  * builds the envelope Pipe + bus make (shared/events/envelope.ts, the same definitions the CDK
- * stack uses), applies the bus rule and puts what matches on the events queue. Reads from LATEST,
- * as the Pipe does; shards that open later are read from their start.
+ * stack uses), applies the bus rule and puts what matches on the events queue. Without a position
+ * file it reads from LATEST, as the Pipe does; shards that open later are read from their start.
+ * With one (a sandbox with a data directory), it keeps each shard's last forwarded sequence number
+ * there, written after the batch is on the events queue (atomic rename), and resumes after it on
+ * restart (from TRIM_HORIZON for a shard it has no position for): a killed sandbox loses no record.
  */
+import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { randomUUID } from "node:crypto";
 import { DescribeTableCommand } from "@aws-sdk/client-dynamodb";
 import {
@@ -29,6 +33,27 @@ export interface StreamPollerOptions {
   readonly account: string;
   /** Poll interval (ms). */
   readonly pollMs: number;
+  /** Where each shard's position is kept across restarts; omitted = none (start at LATEST). */
+  readonly positionFile?: string | undefined;
+}
+
+/** Shard id -> sequence number of the last record forwarded. */
+type Positions = Record<string, string>;
+
+function readPositions(file: string | undefined): Positions {
+  if (!file || !existsSync(file)) return {};
+  try {
+    return JSON.parse(readFileSync(file, "utf8")) as Positions;
+  } catch {
+    return {};
+  }
+}
+
+/** Write-then-rename: a kill mid-write leaves the previous file whole. */
+function writePositions(file: string, positions: Positions): void {
+  const tmp = `${file}.${process.pid}.tmp`;
+  writeFileSync(tmp, JSON.stringify(positions));
+  renameSync(tmp, file);
 }
 
 interface ShardState {
@@ -49,6 +74,8 @@ export async function startStreamPoller(opts: StreamPollerOptions): Promise<Poll
     throw new Error(`table ${opts.tableName} has no stream`);
   }
   const shards = new Map<string, ShardState>();
+  const positions = readPositions(opts.positionFile);
+  const persistent = opts.positionFile !== undefined;
   let stopped = false;
 
   const state = (iterator: string | undefined, lastSeq: string | undefined): ShardState => ({
@@ -63,13 +90,18 @@ export async function startStreamPoller(opts: StreamPollerOptions): Promise<Poll
       for (const shard of d.StreamDescription?.Shards ?? []) {
         const id = shard.ShardId!;
         if (shards.has(id)) continue;
+        const kept = positions[id];
+        if (kept) {
+          await reacquire(id, kept);
+          continue;
+        }
         // Closed before we started: known, never read (reading it from TRIM_HORIZON would replay history).
-        if (initial && shard.SequenceNumberRange?.EndingSequenceNumber) {
+        if (initial && !persistent && shard.SequenceNumberRange?.EndingSequenceNumber) {
           shards.set(id, {});
           continue;
         }
         const it = await streams.send(
-          new GetShardIteratorCommand({ StreamArn: streamArn, ShardId: id, ShardIteratorType: initial ? "LATEST" : "TRIM_HORIZON" }),
+          new GetShardIteratorCommand({ StreamArn: streamArn, ShardId: id, ShardIteratorType: initial && !persistent ? "LATEST" : "TRIM_HORIZON" }),
         );
         shards.set(id, state(it.ShardIterator, undefined));
       }
@@ -78,13 +110,17 @@ export async function startStreamPoller(opts: StreamPollerOptions): Promise<Poll
   }
 
   async function reacquire(shardId: string, lastSeq: string | undefined): Promise<void> {
-    const it = await streams.send(
-      new GetShardIteratorCommand({
-        StreamArn: streamArn,
-        ShardId: shardId,
-        ...(lastSeq ? { ShardIteratorType: "AFTER_SEQUENCE_NUMBER", SequenceNumber: lastSeq } : { ShardIteratorType: "LATEST" }),
-      }),
-    );
+    const from = lastSeq
+      ? ({ ShardIteratorType: "AFTER_SEQUENCE_NUMBER", SequenceNumber: lastSeq } as const)
+      : ({ ShardIteratorType: persistent ? "TRIM_HORIZON" : "LATEST" } as const);
+    let it;
+    try {
+      it = await streams.send(new GetShardIteratorCommand({ StreamArn: streamArn, ShardId: shardId, ...from }));
+    } catch (err) {
+      // The kept position fell out of the stream's retention: read what is left.
+      if (!lastSeq || (err as { name?: string }).name !== "TrimmedDataAccessException") throw err;
+      it = await streams.send(new GetShardIteratorCommand({ StreamArn: streamArn, ShardId: shardId, ShardIteratorType: "TRIM_HORIZON" }));
+    }
     shards.set(shardId, state(it.ShardIterator, lastSeq));
   }
 
@@ -109,7 +145,13 @@ export async function startStreamPoller(opts: StreamPollerOptions): Promise<Poll
           new SendMessageBatchCommand({ QueueUrl: opts.queueUrl, Entries: bodies.slice(i, i + 10).map((b, j) => ({ Id: String(j), MessageBody: b })) }),
         );
       }
-      shards.set(shardId, state(got.NextShardIterator, records.at(-1)?.dynamodb?.SequenceNumber ?? shard.lastSeq));
+      const lastSeq = records.at(-1)?.dynamodb?.SequenceNumber ?? shard.lastSeq;
+      shards.set(shardId, state(got.NextShardIterator, lastSeq));
+      // The batch is on the events queue: only now does the kept position move past it.
+      if (opts.positionFile && lastSeq && positions[shardId] !== lastSeq) {
+        positions[shardId] = lastSeq;
+        writePositions(opts.positionFile, positions);
+      }
     } catch (err) {
       if (stopped) return;
       if ((err as { name?: string }).name === "ExpiredIteratorException") await reacquire(shardId, shard.lastSeq);

@@ -1,11 +1,11 @@
 /** Contacts, their uniqueness markers and their search postings (shared/domain/search-index.ts). */
-import { BatchWriteCommand, QueryCommand } from "@aws-sdk/lib-dynamodb";
+import { DeleteCommand, QueryCommand } from "@aws-sdk/lib-dynamodb";
 import type { Contact, ContactStore } from "../domain/contacts.ts";
 import { ValidationError } from "../domain/errors.ts";
 import type { DomainEvent } from "../events/outbox.ts";
 import { candidatesOf, type SearchPlan } from "../domain/search-index.ts";
 import { accountsRepo } from "./accounts-repo.ts";
-import { cancelledOnCondition, db, failedConditionIndexes, mainTableName } from "./client.ts";
+import { cancelledOnCondition, db, failedConditionIndexes, isConditionalFailure, mainTableName } from "./client.ts";
 import { getItem, guardConcurrent, newRev, nextAccountScopedId, remember, revOf, strip, transact, type TransactItem } from "./items.ts";
 import { keys, pad } from "./keys.ts";
 import { batchGet, prefixRange, queryAll, readRange } from "./query.ts";
@@ -25,7 +25,12 @@ export const toContact = (item: Record<string, unknown>): Contact => remember(st
 
 const contactPut = (c: Contact, rev: string) => ({ ...keys.contact(c.account_id, c.id), entity: "contact", rev, ...c });
 
-const posting = (accountId: number, tri: string, contactId: number) => ({ ...keys.contactTrigram(accountId, tri, contactId), entity: "contact_tri", contactId });
+const posting = (accountId: number, tri: string, contactId: number, ver?: number) => ({
+  ...keys.contactTrigram(accountId, tri, contactId),
+  entity: "contact_tri",
+  contactId,
+  ...(ver !== undefined ? { ver } : {}),
+});
 
 const taken = (field: "email" | "identifier") => ValidationError.field(field, "taken", "has already been taken");
 
@@ -53,7 +58,8 @@ async function writeWithMarkers(items: TransactItem[], markers: Marker[], events
     if (cancelledOnCondition(err)) {
       const failed = failedConditionIndexes(err);
       const marker = markers.find((m) => failed.includes(m.index));
-      if (marker) throw taken(marker.field);
+      // A lost race on the contact itself (item 0) is retried on fresh state, not a taken value.
+      if (marker && !failed.includes(0)) throw taken(marker.field);
     }
     throw err;
   }
@@ -65,12 +71,31 @@ function markerPut(key: { pk: string; sk: string }, entity: string, contactId: n
 
 const idFromPostingSk = (sk: string): number => Number(sk.slice(-10));
 
-/** Deletes left over when a transaction had no room for them (stale postings are harmless). */
-async function deleteLater(keyList: { pk: string; sk: string }[]): Promise<void> {
-  for (let i = 0; i < keyList.length; i += 25) {
-    const chunk = keyList.slice(i, i + 25);
-    await db().send(new BatchWriteCommand({ RequestItems: { [mainTableName()]: chunk.map((Key) => ({ DeleteRequest: { Key } })) } }));
-  }
+/**
+ * A contact's revision is `<version>.<uuid>`; the version counts its updates, and every posting an
+ * update writes carries it. Postings the update no longer needs are deleted after its transaction
+ * (the transaction stays small, so concurrent updates queue on the contact for less), each only if
+ * no later update wrote it again (version below this one): a delayed delete never removes a
+ * posting a newer name needs. One left over (a crash in between) is stale, which search's check
+ * of every candidate against the contact makes harmless.
+ */
+const versionOf = (rev: string | undefined): number => {
+  const n = Number(rev?.split(".")[0]);
+  return Number.isSafeInteger(n) && n > 0 ? n : 0;
+};
+
+async function deleteUnneeded(keyList: readonly { pk: string; sk: string }[], version: number): Promise<void> {
+  await Promise.all(
+    keyList.map(async (Key) => {
+      try {
+        await db().send(
+          new DeleteCommand({ TableName: mainTableName(), Key, ConditionExpression: "attribute_not_exists(ver) OR ver < :v", ExpressionAttributeValues: { ":v": version } }),
+        );
+      } catch (err) {
+        if (!isConditionalFailure(err)) throw err;
+      }
+    }),
+  );
 }
 
 async function postingIds(accountId: number, plan: SearchPlan): Promise<number[]> {
@@ -163,6 +188,7 @@ export const contactsRepo: ContactStore = {
     const table = mainTableName();
     const a = next.account_id;
     const rev = revOf(prev);
+    const version = versionOf(rev) + 1;
     const items: TransactItem[] = [
       {
         // An update, not a put: last_activity_at is written by messages and must survive.
@@ -173,7 +199,7 @@ export const contactsRepo: ContactStore = {
           ExpressionAttributeNames: { ...Object.fromEntries(UPDATABLE.map((f) => [`#${f}`, f])), "#rev": "rev" },
           ExpressionAttributeValues: {
             ...Object.fromEntries(UPDATABLE.map((f) => [`:${f}`, next[f]])),
-            ":newRev": newRev(),
+            ":newRev": `${version}.${newRev()}`,
             ...(rev ? { ":rev": rev } : {}),
           },
           ConditionExpression: rev ? "#rev = :rev" : "attribute_exists(pk)",
@@ -196,12 +222,9 @@ export const contactsRepo: ContactStore = {
     }
     const before = new Set(trigrams.before);
     const after = new Set(trigrams.after);
-    for (const tri of after) if (!before.has(tri)) items.push({ Put: { TableName: table, Item: posting(a, tri, next.id) } });
-    const deletes = [...before].filter((t) => !after.has(t)).map((tri) => keys.contactTrigram(a, tri, next.id));
-    const room = Math.max(0, TX_LIMIT - items.length - events.length);
-    for (const Key of deletes.slice(0, room)) items.push({ Delete: { TableName: table, Key } });
+    for (const tri of after) if (!before.has(tri)) items.push({ Put: { TableName: table, Item: posting(a, tri, next.id, version) } });
     await guardConcurrent(() => writeWithMarkers(items, markers, events));
-    await deleteLater(deletes.slice(room));
+    await deleteUnneeded([...before].filter((t) => !after.has(t)).map((tri) => keys.contactTrigram(a, tri, next.id)), version);
   },
 
   async listContacts(accountId, req) {

@@ -6,7 +6,7 @@ import { randomUUID } from "node:crypto";
 import { GetCommand, TransactWriteCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import type { TransactWriteCommandInput } from "@aws-sdk/lib-dynamodb";
 import { cancelledOnCondition, db, isConditionalFailure, mainTableName } from "./client.ts";
-import { Conflict } from "../domain/errors.ts";
+import { Stale } from "../domain/errors.ts";
 import { keys } from "./keys.ts";
 import { outboxItem, type DomainEvent } from "../events/outbox.ts";
 
@@ -71,14 +71,22 @@ export async function nextId(key: { pk: string; sk: string }): Promise<number> {
 export const nextAccountScopedId = (accountId: number, name: string) => nextId(keys.accountCounter(accountId, name));
 export const nextGlobalId = (name: string) => nextId(keys.globalCounter(name));
 
-/** An optimistic write that lost the race becomes a 409 the client can retry. */
+/** True when a transaction was cancelled because another transaction held one of its items. */
+export function cancelledOnConflict(err: unknown): boolean {
+  const e = err as { name?: string; CancellationReasons?: { Code?: string }[] };
+  return e?.name === "TransactionCanceledException" && (e.CancellationReasons ?? []).some((r) => r?.Code === "TransactionConflict");
+}
+
+/**
+ * An optimistic write that lost the race (its revision condition failed, or a concurrent
+ * transaction held one of its items) becomes Stale, which the use case retries on fresh state
+ * (domain/retry.ts) and the client sees only past the last attempt.
+ */
 export async function guardConcurrent<T>(write: () => Promise<T>): Promise<T> {
   try {
     return await write();
   } catch (err) {
-    if (cancelledOnCondition(err) || isConditionalFailure(err)) {
-      throw new Conflict("The resource was changed by another request; retry", "stale");
-    }
+    if (cancelledOnCondition(err) || isConditionalFailure(err) || cancelledOnConflict(err)) throw new Stale();
     throw err;
   }
 }

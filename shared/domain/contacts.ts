@@ -4,6 +4,7 @@ import { NotFound, ValidationError } from "./errors.ts";
 import type { DomainEvent } from "../events/outbox.ts";
 import { pageMeta, slicePage, type Listing, type Page, type PageRequest } from "./paging.ts";
 import { contactTrigrams, matchesContact, normalize, planSearch, type SearchPlan } from "./search-index.ts";
+import { retryOnStale } from "./retry.ts";
 
 export interface Contact {
   readonly id: number;
@@ -123,7 +124,7 @@ export async function getContact(store: ContactStore, accountId: number, contact
   return c;
 }
 
-export async function updateContact(store: ContactStore, accountId: number, contactId: number, input: ContactInput, now: Date): Promise<Contact> {
+async function updateContactOnce(store: ContactStore, accountId: number, contactId: number, input: ContactInput, now: Date): Promise<Contact> {
   const [account, prev] = await Promise.all([requireAccount(store, accountId), getContact(store, accountId, contactId)]);
   const patch: Partial<Record<Editable, unknown>> = {};
   for (const f of EDITABLE) if (input[f] !== undefined) patch[f] = f === "email" ? cleanEmail(input.email) : input[f];
@@ -136,6 +137,9 @@ export async function updateContact(store: ContactStore, accountId: number, cont
   ]);
   return updated;
 }
+
+/** updateContact, read again and re-applied on fresh state when a concurrent update won the race. */
+export const updateContact = (...args: Parameters<typeof updateContactOnce>) => retryOnStale(() => updateContactOnce(...args));
 
 export async function listContacts(store: ContactStore, accountId: number, req: PageRequest): Promise<Listing<Contact>> {
   const [page, count] = await Promise.all([store.listContacts(accountId, req), store.countContacts(accountId)]);

@@ -293,6 +293,9 @@ export async function attemptDelivery(deps: AttemptDeps, msg: DeliveryMessage, r
     if (wait > 0) return { kind: "again", delaySeconds: wait, reason: "paced" };
   }
 
+  // The delivery's record exists before its first POST: a crash mid-send leaves a pending record
+  // the pipeline can drive again (same webhook-id), never a request with no log.
+  if (isNew && !(await deps.store.recordAttempt(d, d, true))) return { kind: "done", reason: "overtaken by another run" };
   const attempt = d.attempts + 1;
   const tsSec = Math.floor(now / 1000);
   const result: SendResult = webhook
@@ -331,7 +334,7 @@ export async function attemptDelivery(deps: AttemptDeps, msg: DeliveryMessage, r
     updated_at: Math.floor(after / 1000),
     attempt_log: [...d.attempt_log, log],
   };
-  if (!(await deps.store.recordAttempt(d, next, isNew))) return { kind: "done", reason: "overtaken by another run" };
+  if (!(await deps.store.recordAttempt(d, next, false))) return { kind: "done", reason: "overtaken by another run" };
   const made: AttemptMade = { status, durationMs: result.durationMs };
   const disabled = webhook && deps.health && !d.test ? await trackHealth(deps.health, webhook, result.ok, Math.floor(after / 1000)) : undefined;
   const extra = disabled ? { disabled } : {};

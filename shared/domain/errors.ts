@@ -98,6 +98,17 @@ export class Conflict extends AppError {
   }
 }
 
+/**
+ * An optimistic write that lost its race more times than the retries allow (retry.ts): the
+ * client may simply send the request again, after a second.
+ */
+export class Stale extends Conflict {
+  override readonly headers: Record<string, string> = { "retry-after": "1" };
+  constructor() {
+    super("The resource was changed by another request; retry", "stale");
+  }
+}
+
 export class PayloadTooLarge extends AppError {
   readonly status = 413;
   readonly code = "too_large";

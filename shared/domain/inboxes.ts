@@ -3,6 +3,7 @@ import { accountRef, type Account } from "./accounts.ts";
 import { NotFound } from "./errors.ts";
 import type { DomainEvent } from "../events/outbox.ts";
 import { randomToken } from "./secrets.ts";
+import { retryOnStale } from "./retry.ts";
 
 export type ChannelKind = "api" | "web_widget";
 export const CHANNEL_TYPES: Record<ChannelKind, string> = { api: "Channel::Api", web_widget: "Channel::WebWidget" };
@@ -184,7 +185,7 @@ export async function listInboxes(store: InboxStore, accountId: number): Promise
   return store.listInboxes(accountId);
 }
 
-export async function updateInbox(
+async function updateInboxOnce(
   store: InboxStore,
   accountId: number,
   inboxId: number,
@@ -206,3 +207,6 @@ export async function updateInbox(
   await store.replaceInbox(prev, updated, [inboxPayload("inbox_updated", updated, account)]);
   return updated;
 }
+
+/** updateInbox, read again and re-applied on fresh state when a concurrent update won the race. */
+export const updateInbox = (...args: Parameters<typeof updateInboxOnce>) => retryOnStale(() => updateInboxOnce(...args));

@@ -8,6 +8,7 @@ import { newWebhookSecret } from "../delivery/signing.ts";
 import { isForbiddenUrlHost } from "../delivery/ssrf.ts";
 import { now as clockNow } from "../clock.ts";
 import { Conflict, NotFound, ValidationError } from "./errors.ts";
+import { retryOnStale } from "./retry.ts";
 
 export type WebhookType = "account_type" | "inbox_type";
 export type WebhookStatus = "active" | "disabled";
@@ -212,7 +213,7 @@ export async function listWebhooks(store: WebhookStore, accountId: number): Prom
   return hooks.map((w) => view(w, w.inbox_id === null ? null : byId.get(w.inbox_id)));
 }
 
-export async function updateWebhook(
+async function updateWebhookOnce(
   store: WebhookStore,
   accountId: number,
   webhookId: number,
@@ -254,6 +255,9 @@ export async function updateWebhook(
   return view(next, scope ? scope.inbox : next.inbox_id === null ? null : await store.getInboxRef(accountId, next.inbox_id), nowSec);
 }
 
+/** updateWebhook, read again and re-applied on fresh state when a concurrent update won the race. */
+export const updateWebhook = (...args: Parameters<typeof updateWebhookOnce>) => retryOnStale(() => updateWebhookOnce(...args));
+
 export async function deleteWebhook(store: WebhookStore, accountId: number, webhookId: number): Promise<void> {
   await store.deleteWebhook(await requireWebhook(store, accountId, webhookId));
 }
@@ -270,7 +274,7 @@ export interface ResetSecretInput {
  * too (a second signature) for `grace_seconds`, so receivers can switch at their pace. A second
  * rotation inside the window would drop a secret receivers may still use: 409 unless `force`.
  */
-export async function resetSecret(store: WebhookStore, accountId: number, webhookId: number, input: ResetSecretInput, now: Date): Promise<WebhookView> {
+async function resetSecretOnce(store: WebhookStore, accountId: number, webhookId: number, input: ResetSecretInput, now: Date): Promise<WebhookView> {
   const prev = await requireWebhook(store, accountId, webhookId);
   const nowSec = seconds(now);
   if (livePreviousSecret(prev, nowSec) !== null && !input.force) {
@@ -287,6 +291,9 @@ export async function resetSecret(store: WebhookStore, accountId: number, webhoo
   await store.replaceWebhook(prev, next);
   return view(next, next.inbox_id === null ? null : await store.getInboxRef(accountId, next.inbox_id), nowSec);
 }
+
+/** resetSecret, read again and re-applied on fresh state when a concurrent update won the race. */
+export const resetSecret = (...args: Parameters<typeof resetSecretOnce>) => retryOnStale(() => resetSecretOnce(...args));
 
 /** Does this webhook receive this event? (Its subscriptions, and for an inbox webhook, its inbox.) */
 export function wants(w: Webhook, event: EventName, inboxId: number | undefined): boolean {

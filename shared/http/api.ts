@@ -13,6 +13,7 @@ import type { FormBody } from "./multipart.ts";
 import { authenticate } from "../domain/auth.ts";
 import { accountsRepo } from "../db/accounts-repo.ts";
 import { parseOr422 } from "./validation.ts";
+import { badEncoding, checkUrlEncoding, utf8, wellFormed, wellFormedJson } from "./encoding.ts";
 import { log } from "../observability/log.ts";
 import { emitMetric } from "../observability/metrics.ts";
 import { throttleByClient, throttleByIdentity } from "./throttle.ts";
@@ -143,11 +144,17 @@ const auth = (route: Route): Stage => ({
   },
 });
 
+/** A path or a query that is not valid UTF-8 is a 400 before anything reads it (encoding.ts). */
+const urlEncoding = (): Stage => ({
+  before: (request) => checkUrlEncoding(request.event),
+});
+
 /** Decodes the body (base64 too), enforces the route's size limit, keeps the bytes. */
 const body = (route: Route): Stage => ({
   before: (request) => {
     const ev = request.event;
     if (ev.body === undefined || ev.body === null || ev.body === "") return;
+    if (!ev.isBase64Encoded && !wellFormed(ev.body)) throw badEncoding("The request body");
     const raw = ev.isBase64Encoded ? Buffer.from(ev.body, "base64") : Buffer.from(ev.body, "utf8");
     if (raw.length > (route.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES)) throw new PayloadTooLarge();
     stateOf(request).rawBody = raw;
@@ -163,6 +170,7 @@ const body = (route: Route): Stage => ({
 export const API_STAGES: readonly { readonly name: string; readonly stage: (route: Route) => Stage }[] = [
   { name: "lifecycle", stage: lifecycle },
   { name: "route-headers", stage: routeHeaders },
+  { name: "url-encoding", stage: urlEncoding },
   { name: "client-throttle", stage: throttleByClient },
   { name: "auth", stage: auth },
   { name: "identity-throttle", stage: throttleByIdentity },
@@ -172,11 +180,16 @@ export const API_STAGES: readonly { readonly name: string; readonly stage: (rout
 /** Bodies are JSON whatever the Content-Type says (curl -d sends form-encoded by default). */
 function parseJson(raw: Buffer | undefined): unknown {
   if (!raw || raw.length === 0) return {};
+  const text = utf8(raw);
+  if (text === undefined) throw badEncoding("The request body");
+  let value: unknown;
   try {
-    return JSON.parse(raw.toString("utf8"));
+    value = JSON.parse(text);
   } catch {
     throw new BadRequest();
   }
+  if (!wellFormedJson(value)) throw badEncoding("The request body");
+  return value;
 }
 
 const isMultipart = (contentType: string | undefined): contentType is string => contentType !== undefined && /^multipart\/form-data\s*;/i.test(contentType);

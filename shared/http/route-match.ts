@@ -33,6 +33,14 @@ const compiled: CompiledRoute[] = (routes as readonly Route[]).map((route) => {
   return { route, regex: new RegExp(`^${pattern}$`), names };
 });
 
+function decodeOrRaw(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}
+
 /** `/a/b/` → `/a/b`; `/` and paths without one are kept. */
 export function withoutTrailingSlash(path: string): string {
   return path.length > 1 && path.endsWith("/") ? path.slice(0, -1) : path;
@@ -48,7 +56,8 @@ export function matchExact(method: string, path: string): RouteMatch | undefined
   const hit = hits[0];
   if (!hit?.m) return undefined;
   const params: Record<string, string> = {};
-  hit.c.names.forEach((n, i) => (params[n] = decodeURIComponent(hit.m![i + 1]!)));
+  // A malformed escape stays as sent: the handler layer answers 400 bad_encoding from rawPath.
+  hit.c.names.forEach((n, i) => (params[n] = decodeOrRaw(hit.m![i + 1]!)));
   return { route: hit.c.route, params, path };
 }
 

@@ -14,6 +14,8 @@ export interface Call {
   readonly body?: unknown;
   readonly key?: string;
   readonly sourceIp?: string;
+  /** The invocation's time budget in seconds, when not the route's Lambda timeout. */
+  readonly budgetSeconds?: number;
 }
 
 export interface Response {
@@ -67,13 +69,13 @@ export function eventFor(route: Route, call: Call = {}): APIGatewayProxyEventV2 
 }
 
 /** As deployed: the route's Lambda timeout (middy aborts just before it), default 10 s. */
-const contextFor = (route: Route) =>
-  ({ awsRequestId: "test", getRemainingTimeInMillis: () => (route.timeoutSeconds ?? 10) * 1000 }) as unknown as Context;
+const contextFor = (route: Route, budgetSeconds = route.timeoutSeconds ?? 10) =>
+  ({ awsRequestId: "test", getRemainingTimeInMillis: () => budgetSeconds * 1000 }) as unknown as Context;
 
 export async function invoke(routeId: RouteId | Route, call: Call = {}): Promise<Response> {
   const route = typeof routeId === "string" ? routeById(routeId) : routeId;
   const handler = await handlerOf(route);
-  const res = await handler(eventFor(route, call), contextFor(route));
+  const res = await handler(eventFor(route, call), contextFor(route, call.budgetSeconds));
   const headers: Record<string, string> = {};
   for (const [k, v] of Object.entries(res.headers ?? {})) headers[k.toLowerCase()] = String(v);
   const text = res.body ?? "";

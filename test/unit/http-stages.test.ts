@@ -45,8 +45,8 @@ function pending(): { promise: Promise<void>; reject: (e: unknown) => void } {
 }
 
 describe("API request stages", () => {
-  it("run in this order: lifecycle, route headers, client throttle, auth, identity throttle, body", () => {
-    expect(API_STAGES.map((s) => s.name)).toEqual(["lifecycle", "route-headers", "client-throttle", "auth", "identity-throttle", "body"]);
+  it("run in this order: lifecycle, route headers, url encoding, client throttle, auth, identity throttle, body", () => {
+    expect(API_STAGES.map((s) => s.name)).toEqual(["lifecycle", "route-headers", "url-encoding", "client-throttle", "auth", "identity-throttle", "body"]);
   });
 
   it("a throttled client gets 429 before 401: the client verdict wins over a missing key", async () => {

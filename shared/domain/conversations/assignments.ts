@@ -3,8 +3,9 @@ import { ValidationError } from "../errors.ts";
 import { applyChange, requireConversation } from "./changes.ts";
 import type { ConversationStore } from "./model.ts";
 import { userRef } from "./views.ts";
+import { retryOnStale } from "../retry.ts";
 
-export async function assignConversation(store: ConversationStore, accountId: number, id: number, assigneeId: number | null, now: Date) {
+async function assignConversationOnce(store: ConversationStore, accountId: number, id: number, assigneeId: number | null, now: Date) {
   const [prev, role, users] = await Promise.all([
     requireConversation(store, accountId, id),
     assigneeId ? store.findRole(accountId, assigneeId) : Promise.resolve(undefined),
@@ -15,3 +16,6 @@ export async function assignConversation(store: ConversationStore, accountId: nu
   await applyChange(store, prev, { assignee_id: assigneeId }, now);
   return user ? { ...userRef(user, accountId), role } : null;
 }
+
+/** assignConversation, read again and re-applied on fresh state when a concurrent update won the race. */
+export const assignConversation = (...args: Parameters<typeof assignConversationOnce>) => retryOnStale(() => assignConversationOnce(...args));

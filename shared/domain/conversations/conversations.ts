@@ -7,6 +7,7 @@ import { applyChange, countedMessage, need, presence, requireConversation, secon
 import { newMessage } from "./messages.ts";
 import type { Conversation, ConversationChange, ConversationFilters, ConversationStore, Message, MetaCounts, Priority, Status } from "./model.ts";
 import { conversationEvent, conversationView, hydrate, messageEvent, userSender, viewOf, type ConversationView } from "./views.ts";
+import { retryOnStale } from "../retry.ts";
 
 export interface CreateConversationInput {
   readonly inbox_id: number;
@@ -97,7 +98,7 @@ export interface UpdateConversationInput {
   readonly additional_attributes?: Record<string, unknown> | undefined;
 }
 
-export async function updateConversation(store: ConversationStore, accountId: number, id: number, input: UpdateConversationInput, now: Date): Promise<ConversationView> {
+async function updateConversationOnce(store: ConversationStore, accountId: number, id: number, input: UpdateConversationInput, now: Date): Promise<ConversationView> {
   const prev = await requireConversation(store, accountId, id);
   const change: ConversationChange = {
     ...(input.priority !== undefined ? { priority: input.priority } : {}),
@@ -106,3 +107,6 @@ export async function updateConversation(store: ConversationStore, accountId: nu
   };
   return (await applyChange(store, prev, change, now)).view;
 }
+
+/** updateConversation, read again and re-applied on fresh state when a concurrent update won the race. */
+export const updateConversation = (...args: Parameters<typeof updateConversationOnce>) => retryOnStale(() => updateConversationOnce(...args));

@@ -8,6 +8,7 @@ import { countedMessage, need, presence, requireConversation, secondsOf } from "
 import type { Attachment, Conversation, ConversationStore, Message, MessageType, Sender } from "./model.ts";
 import { checkFiles, storeFiles, withAttachmentUrls, type AttachmentFiles, type MessageFile } from "./attachments.ts";
 import { contactSender, conversationEvent, messageEvent, userSender, viewOf } from "./views.ts";
+import { retryOnStale } from "../retry.ts";
 
 export function newMessage(
   conv: Conversation,
@@ -54,6 +55,17 @@ export interface NewFiles {
 /** The message in Chatwoot's reply shape: attachments with data_url (signed), message_id... */
 export type RenderedMessage = Message;
 
+/**
+ * Checks the files, writes them once (before the transaction: a failed transaction leaves only
+ * orphan files), and returns what the message will reference. Outside the retries of a lost race.
+ */
+async function storeNewFiles(store: ConversationStore, accountId: number, conversationId: number, files: NewFiles | undefined): Promise<Attachment[]> {
+  const checked = checkFiles(files?.list ?? []);
+  if (!files || checked.length === 0) return [];
+  await requireConversation(store, accountId, conversationId);
+  return storeFiles(files.store, accountId, conversationId, checked);
+}
+
 export async function createMessage(
   store: ConversationStore,
   accountId: number,
@@ -63,7 +75,21 @@ export async function createMessage(
   now: Date,
   files?: NewFiles,
 ): Promise<RenderedMessage> {
-  const checked = checkFiles(files?.list ?? []);
+  const stored = await storeNewFiles(store, accountId, conversationId, files);
+  // Read again and re-applied on fresh state when a concurrent write to its conversation won the race.
+  return retryOnStale(() => createMessageOnce(store, accountId, conversationId, userId, input, now, stored, files?.store));
+}
+
+async function createMessageOnce(
+  store: ConversationStore,
+  accountId: number,
+  conversationId: number,
+  userId: number,
+  input: CreateMessageInput,
+  now: Date,
+  stored: readonly Attachment[],
+  signer: AttachmentFiles | undefined,
+): Promise<RenderedMessage> {
   const type = input.message_type ?? "outgoing";
   const convP = requireConversation(store, accountId, conversationId);
   // The inbox and contact reads start as soon as the conversation is known, beside the others.
@@ -78,8 +104,7 @@ export async function createMessage(
   if (input.attachment_ids?.length && uploaded.length !== new Set(input.attachment_ids).size) {
     throw ValidationError.field("attachment_ids", "invalid", "contains an unknown upload");
   }
-  // Files first, then the one transaction: a failed transaction leaves only orphan files.
-  const attachments = files && checked.length ? [...uploaded, ...(await storeFiles(files.store, accountId, conversationId, checked))] : uploaded;
+  const attachments = [...uploaded, ...stored];
   if (!input.content && attachments.length === 0) throw ValidationError.field("content", "blank", "can't be blank");
   const sender = type === "incoming" ? (contact ? contactSender(contact) : null) : users[0] ? userSender(users[0]) : null;
   const ts = secondsOf(now);
@@ -97,7 +122,7 @@ export async function createMessage(
     last_activity_at: ts,
     messages_count: conv.messages_count + 1,
   };
-  const rendered = await withAttachmentUrls(message, files?.store);
+  const rendered = await withAttachmentUrls(message, signer);
   const statusEvents: DomainEvent[] = [];
   if (reopen) {
     const view = await viewOf(store, after);
@@ -119,34 +144,52 @@ export async function createMessage(
   return rendered;
 }
 
-export async function updateMessage(
+async function updateMessageOnce(
   store: ConversationStore,
   accountId: number,
   conversationId: number,
   messageId: number,
-  input: { content?: string | undefined; content_attributes?: Record<string, unknown> | undefined },
+  input: UpdateMessageInput,
   now: Date,
-  files?: NewFiles,
+  added: readonly Attachment[],
+  signer: AttachmentFiles | undefined,
 ): Promise<RenderedMessage> {
-  const checked = checkFiles(files?.list ?? []);
   const [account, conv, prev] = await Promise.all([
     need(store.getAccount(accountId)),
     requireConversation(store, accountId, conversationId),
     need(store.getMessage(accountId, conversationId, messageId)),
   ]);
-  const added = files && checked.length ? await storeFiles(files.store, accountId, conversationId, checked) : [];
   const next: Message = {
     ...prev,
     ...(input.content !== undefined ? { content: input.content } : {}),
     ...(input.content_attributes !== undefined ? { content_attributes: input.content_attributes } : {}),
     ...(added.length ? { attachments: [...prev.attachments, ...added] } : {}),
   };
-  if (JSON.stringify(next) === JSON.stringify(prev)) return withAttachmentUrls(prev, files?.store);
+  if (JSON.stringify(next) === JSON.stringify(prev)) return withAttachmentUrls(prev, signer);
   const updated: Message = { ...next, updated_at: Math.max(secondsOf(now), prev.updated_at) };
   const inbox = await need(store.getInbox(accountId, conv.inbox_id));
-  const rendered = await withAttachmentUrls(updated, files?.store);
+  const rendered = await withAttachmentUrls(updated, signer);
   await store.replaceMessage(prev, updated, conv, [messageEvent("message_updated", rendered, conv, inbox, account)]);
   return rendered;
+}
+
+export interface UpdateMessageInput {
+  readonly content?: string | undefined;
+  readonly content_attributes?: Record<string, unknown> | undefined;
+}
+
+export async function updateMessage(
+  store: ConversationStore,
+  accountId: number,
+  conversationId: number,
+  messageId: number,
+  input: UpdateMessageInput,
+  now: Date,
+  files?: NewFiles,
+): Promise<RenderedMessage> {
+  const added = await storeNewFiles(store, accountId, conversationId, files);
+  // Read again and re-applied on fresh state when a concurrent update won the race.
+  return retryOnStale(() => updateMessageOnce(store, accountId, conversationId, messageId, input, now, added, files?.store));
 }
 
 export async function listMessages(store: ConversationStore, accountId: number, conversationId: number, req: PageRequest): Promise<Listing<Message>> {

@@ -2,8 +2,9 @@
 import { dayOf, type ReportIncrement } from "../reports.ts";
 import { applyChange, requireConversation, secondsOf } from "./changes.ts";
 import type { Conversation, ConversationStore, Status } from "./model.ts";
+import { retryOnStale } from "../retry.ts";
 
-export async function toggleStatus(
+async function toggleStatusOnce(
   store: ConversationStore,
   accountId: number,
   id: number,
@@ -21,3 +22,6 @@ export async function toggleStatus(
   const { next } = await applyChange(store, prev, { status, snoozed_until: status === "snoozed" ? (input.snoozed_until ?? null) : null }, now, { reports, statusEvent: true });
   return next;
 }
+
+/** toggleStatus, read again and re-applied on fresh state when a concurrent update won the race. */
+export const toggleStatus = (...args: Parameters<typeof toggleStatusOnce>) => retryOnStale(() => toggleStatusOnce(...args));
