@@ -73,15 +73,21 @@ async function deleteLater(keyList: { pk: string; sk: string }[]): Promise<void>
   }
 }
 
+/** The contact ids of one range of a trigram partition, read whole (sort keys only). */
+async function rangeIds(accountId: number, prefix: string): Promise<number[]> {
+  const { lo, hi } = prefixRange(prefix);
+  const items = await queryAll({
+    KeyConditionExpression: "pk = :pk AND sk BETWEEN :lo AND :hi",
+    ExpressionAttributeValues: { ":pk": keys.contactTrigramPartition(accountId, [...prefix][0]!).pk, ":lo": lo, ":hi": hi },
+    ProjectionExpression: "sk",
+  });
+  return [...new Set(items.map((i) => idFromPostingSk(String(i["sk"]))))];
+}
+
 async function postingIds(accountId: number, plan: SearchPlan): Promise<number[]> {
-  if (plan.kind === "prefix") {
-    const items = await queryAll({
-      KeyConditionExpression: "pk = :pk AND sk BETWEEN :lo AND :hi",
-      ExpressionAttributeValues: { ":pk": keys.contactTrigramPartition(accountId, plan.firstChar).pk, ":lo": prefixRange(plan.prefix).lo, ":hi": prefixRange(plan.prefix).hi },
-      ProjectionExpression: "sk",
-    });
-    return [...new Set(items.map((i) => idFromPostingSk(String(i["sk"]))))];
-  }
+  // A prefix or a single trigram's posting list is one range: no rounds needed.
+  if (plan.kind === "prefix") return rangeIds(accountId, plan.prefix);
+  if (plan.trigrams.length === 1) return rangeIds(accountId, `${plan.trigrams[0]!}#`);
   // Rarest first without statistics: read every list a page at a time (ids ascending), stop at the
   // first one that ends; the others prune its ids as far as they have been read.
   const lists = plan.trigrams.map((tri) => ({
