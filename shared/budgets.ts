@@ -46,8 +46,10 @@ export const budgets: Readonly<Record<string, CallBudget>> = {
   "contacts.create": b(5),
   "contacts.search": b(6),
   "contacts.show": b(3),
-  "contacts.update": b(5),
-  "contacts.replace": b(5),
+  // The update's transaction, then one transaction deleting the postings the new name drops
+  // (kept out of the first so that concurrent updates of one contact hold it for less).
+  "contacts.update": b(6),
+  "contacts.replace": b(6),
   // Conversations and messages
   "conversations.list": b(5),
   "conversations.create": b(8),

@@ -1,5 +1,5 @@
 /** Contacts, their uniqueness markers and their search postings (shared/domain/search-index.ts). */
-import { DeleteCommand, QueryCommand } from "@aws-sdk/lib-dynamodb";
+import { DeleteCommand, QueryCommand, TransactWriteCommand } from "@aws-sdk/lib-dynamodb";
 import type { Contact, ContactStore } from "../domain/contacts.ts";
 import { ValidationError } from "../domain/errors.ts";
 import type { DomainEvent } from "../events/outbox.ts";
@@ -85,28 +85,46 @@ const versionOf = (rev: string | undefined): number => {
 };
 
 async function deleteUnneeded(keyList: readonly { pk: string; sk: string }[], version: number): Promise<void> {
-  await Promise.all(
-    keyList.map(async (Key) => {
-      try {
-        await db().send(
-          new DeleteCommand({ TableName: mainTableName(), Key, ConditionExpression: "attribute_not_exists(ver) OR ver < :v", ExpressionAttributeValues: { ":v": version } }),
-        );
-      } catch (err) {
-        if (!isConditionalFailure(err)) throw err;
-      }
-    }),
-  );
+  const condition = { ConditionExpression: "attribute_not_exists(ver) OR ver < :v", ExpressionAttributeValues: { ":v": version } };
+  const one = async (Key: { pk: string; sk: string }): Promise<void> => {
+    try {
+      await db().send(new DeleteCommand({ TableName: mainTableName(), Key, ...condition }));
+    } catch (err) {
+      if (!isConditionalFailure(err)) throw err;
+    }
+  };
+  // One call for the usual case (TransactWriteItems takes 100); when a condition fails (a later
+  // update wrote a posting again) or another transaction holds one, each is deleted on its own.
+  for (let i = 0; i < keyList.length; i += 100) {
+    const chunk = keyList.slice(i, i + 100);
+    if (chunk.length === 1) {
+      await one(chunk[0]!);
+      continue;
+    }
+    try {
+      await db().send(new TransactWriteCommand({ TransactItems: chunk.map((Key) => ({ Delete: { TableName: mainTableName(), Key, ...condition } })) }));
+    } catch (err) {
+      if ((err as { name?: string }).name !== "TransactionCanceledException") throw err;
+      await Promise.all(chunk.map(one));
+    }
+  }
+}
+
+/** The contact ids of one range of a trigram partition, read whole (sort keys only). */
+async function rangeIds(accountId: number, prefix: string): Promise<number[]> {
+  const { lo, hi } = prefixRange(prefix);
+  const items = await queryAll({
+    KeyConditionExpression: "pk = :pk AND sk BETWEEN :lo AND :hi",
+    ExpressionAttributeValues: { ":pk": keys.contactTrigramPartition(accountId, [...prefix][0]!).pk, ":lo": lo, ":hi": hi },
+    ProjectionExpression: "sk",
+  });
+  return [...new Set(items.map((i) => idFromPostingSk(String(i["sk"]))))];
 }
 
 async function postingIds(accountId: number, plan: SearchPlan): Promise<number[]> {
-  if (plan.kind === "prefix") {
-    const items = await queryAll({
-      KeyConditionExpression: "pk = :pk AND sk BETWEEN :lo AND :hi",
-      ExpressionAttributeValues: { ":pk": keys.contactTrigramPartition(accountId, plan.firstChar).pk, ":lo": prefixRange(plan.prefix).lo, ":hi": prefixRange(plan.prefix).hi },
-      ProjectionExpression: "sk",
-    });
-    return [...new Set(items.map((i) => idFromPostingSk(String(i["sk"]))))];
-  }
+  // A prefix or a single trigram's posting list is one range: no rounds needed.
+  if (plan.kind === "prefix") return rangeIds(accountId, plan.prefix);
+  if (plan.trigrams.length === 1) return rangeIds(accountId, `${plan.trigrams[0]!}#`);
   // Rarest first without statistics: read every list a page at a time (ids ascending), stop at the
   // first one that ends; the others prune its ids as far as they have been read.
   const lists = plan.trigrams.map((tri) => ({

@@ -2,8 +2,8 @@
 import { accountRef, type Account } from "./accounts.ts";
 import { NotFound, ValidationError } from "./errors.ts";
 import type { DomainEvent } from "../events/outbox.ts";
-import { pageMeta, slicePage, type Listing, type Page, type PageRequest } from "./paging.ts";
-import { contactTrigrams, matchesContact, normalize, planSearch, type SearchPlan } from "./search-index.ts";
+import { pageMeta, skipFor, slicePage, type Listing, type Page, type PageRequest } from "./paging.ts";
+import { contactTrigrams, matchesContact, normalize, planSearch, postingsAreMatches, type SearchPlan } from "./search-index.ts";
 import { retryOnStale } from "./retry.ts";
 
 export interface Contact {
@@ -169,9 +169,39 @@ export async function searchContacts(
 ): Promise<Listing<Contact>> {
   const q = normalize(input.q ?? "");
   if (!q) throw ValidationError.raw(SEARCH_Q_MISSING, SEARCH_Q_MISSING.error);
+  const sort = input.sort ?? "-created_at";
   const ids = await store.searchCandidates(accountId, planSearch(q));
+  if (postingsAreMatches(q) && (sort === "-created_at" || sort === "created_at")) return pageByPostings(store, accountId, q, ids, sort === "-created_at", input.req);
   const matches = (await store.getContacts(accountId, ids)).filter((c) => matchesContact(c, q));
-  matches.sort(SORTS[input.sort ?? "-created_at"]);
+  matches.sort(SORTS[sort]);
   const page = slicePage(matches, input.req);
   return { meta: pageMeta(matches.length, input.req, page), items: page.items };
+}
+
+/**
+ * A search whose postings are its matches (one posting list), in id order (creation order): the
+ * count is the number of candidates, `page` seeks by position and `cursor` by id, and only the
+ * page's candidates (one more for has_more) are read and verified. A stale posting (a contact whose
+ * text changed and whose old posting is not deleted yet) is dropped by the verification: the page
+ * is filled from the next candidates and the count leaves it out.
+ */
+async function pageByPostings(store: ContactStore, accountId: number, q: string, ids: readonly number[], newestFirst: boolean, req: PageRequest): Promise<Listing<Contact>> {
+  const ordered = [...ids].sort((x, y) => (newestFirst ? y - x : x - y));
+  const after = req.afterId;
+  const start = after === undefined ? skipFor(req) : ordered.findIndex((id) => (newestFirst ? id < after : id > after));
+  const found: Contact[] = [];
+  let stale = 0;
+  for (let at = start < 0 ? ordered.length : start; at < ordered.length && found.length <= req.per; ) {
+    const batch = ordered.slice(at, at + req.per + 1 - found.length);
+    at += batch.length;
+    const read = new Map((await store.getContacts(accountId, batch)).map((c) => [c.id, c]));
+    for (const id of batch) {
+      const c = read.get(id);
+      if (c && matchesContact(c, q)) found.push(c);
+      else stale++;
+    }
+  }
+  const items = found.slice(0, req.per);
+  const hasMore = found.length > req.per;
+  return { meta: pageMeta(ordered.length - stale, req, { items, hasMore, lastId: items.at(-1)?.id }), items };
 }

@@ -60,6 +60,15 @@ export function planSearch(q: string): SearchPlan {
   return { kind: "trigrams", trigrams: [...picked] };
 }
 
+/**
+ * Whether the candidates of a normalized query are exactly its matches (as far as the postings are
+ * current): a query of 1-3 characters is held by a field exactly when one of that field's trigrams
+ * starts with it, so its one posting list (or prefix range) is the list of matches. A longer query
+ * needs several trigrams, whose intersection is only a superset (each present, not necessarily in
+ * a row; "aaaa" has the one trigram "aaa" of the field "aaa").
+ */
+export const postingsAreMatches = (q: string): boolean => [...q].length <= 3;
+
 /** The verification every candidate goes through: a substring of one field. */
 export const matchesContact = (c: SearchableContact, q: string): boolean => fieldsOf(c).some((f) => f.includes(q));
 

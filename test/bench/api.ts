@@ -242,7 +242,11 @@ async function run(sandbox: Sandbox): Promise<void> {
     headers,
     requests: [{ method: "GET", setupRequest: (req) => ({ ...req, path: `${new URL(base).pathname}/contacts/search?q=${encodeURIComponent(selective(n++))}` }) }],
   };
-  const searchCommon: autocannon.Options = { url: `${base}/contacts/search?q=ferreira&sort=name`, headers };
+  // The default order (newest first) pages from the postings; sort=name must read every match.
+  const searchCommon: autocannon.Options = { url: `${base}/contacts/search?q=ferreira`, headers };
+  const searchCommonByName: autocannon.Options = { url: `${base}/contacts/search?q=ferreira&sort=name`, headers };
+  // A 3-character query: one posting list, whose postings are the matches.
+  const searchCommonShort: autocannon.Options = { url: `${base}/contacts/search?q=lim`, headers };
   const messageCreate: autocannon.Options = {
     url: `${base}/conversations/${conv.id}/messages`,
     method: "POST",
@@ -255,6 +259,10 @@ async function run(sandbox: Sandbox): Promise<void> {
   for (const connections of [1, 8]) {
     measured.push(await load("contact search, selective q (1 match)", "searchSelective", { ...searchSelective, connections }));
     measured.push(await load(`contact search, common q (~${Math.round(CONTACTS / LAST.length)} matches)`, "searchCommon", { ...searchCommon, connections }));
+    if (connections === 1) {
+      measured.push(await load("contact search, common q, sort=name", "searchCommon", { ...searchCommonByName, connections }));
+      measured.push(await load(`contact search, common 3-character q (~${Math.round(CONTACTS / LAST.length)} matches)`, "searchCommon", { ...searchCommonShort, connections }));
+    }
     measured.push(await load("message create", "messageCreate", { ...messageCreate, connections }));
     measured.push(await load("conversations/meta", "meta", { ...meta, connections }));
   }

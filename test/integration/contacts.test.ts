@@ -21,6 +21,20 @@ beforeAll(async () => {
 const create = (f: AccountFixture, body: unknown) => invoke("contacts.create", { params: { account_id: f.accountId }, key: f.agentKey, body });
 const search = (f: AccountFixture, query: Record<string, string>) => invoke("contacts.search", { params: { account_id: f.accountId }, key: f.agentKey, query });
 
+/** An account seeded directly with `n` contacts: "Bulk <i>" unless i is a multiple of 3 ("Solo <i>"), ids 1..n. */
+async function seedBulkAccount(name: string, n: number): Promise<AccountFixture> {
+  const f = await makeAccount(name);
+  const ts = Math.floor(Date.now() / 1000);
+  const items = Array.from({ length: n }, (_, k): Contact => {
+    const i = k + 1;
+    return { id: i, account_id: f.accountId, name: `${i % 3 === 0 ? "Solo" : "Bulk"} ${i}`, email: null, phone_number: null, identifier: null, thumbnail: "", custom_attributes: {}, additional_attributes: {}, created_at: ts, updated_at: ts, last_activity_at: null };
+  }).flatMap((c) => contactSeedItems(c, contactTrigrams(c)));
+  for (let i = 0; i < items.length; i += 25) {
+    await db().send(new BatchWriteCommand({ RequestItems: { [mainTableName()]: items.slice(i, i + 25).map((Item) => ({ PutRequest: { Item } })) } }));
+  }
+  return f;
+}
+
 describe("contacts", () => {
   it("creates a contact and writes contact_created with the documented payload", async () => {
     const res = await create(a, { name: "Maria Souza", email: "Maria@Example.com", phone_number: "+5511999990001", identifier: "crm-1", custom_attributes: { tier: "gold" } });
@@ -168,15 +182,7 @@ describe("contact search", () => {
     // of "bul" and "lk " (220 postings each: more than a page) and " 13" (11: 13 and 130-139,
     // Bulk and Solo alike). The two long lists, read up to their first page, rule out Solo 132,
     // 135 and 138: only the 8 real matches are fetched.
-    const f = await makeAccount("Search at scale");
-    const ts = Math.floor(Date.now() / 1000);
-    const items = Array.from({ length: 330 }, (_, k): Contact => {
-      const i = k + 1;
-      return { id: i, account_id: f.accountId, name: `${i % 3 === 0 ? "Solo" : "Bulk"} ${i}`, email: null, phone_number: null, identifier: null, thumbnail: "", custom_attributes: {}, additional_attributes: {}, created_at: ts, updated_at: ts, last_activity_at: null };
-    }).flatMap((c) => contactSeedItems(c, contactTrigrams(c)));
-    for (let i = 0; i < items.length; i += 25) {
-      await db().send(new BatchWriteCommand({ RequestItems: { [mainTableName()]: items.slice(i, i + 25).map((Item) => ({ PutRequest: { Item } })) } }));
-    }
+    const f = await seedBulkAccount("Search at scale", 330);
     let res: Awaited<ReturnType<typeof search>> | undefined;
     const calls = await recordCalls(async () => (res = await search(f, { q: "bulk 13", sort: "name" })));
 
@@ -188,6 +194,52 @@ describe("contact search", () => {
     const queried = calls.filter((c) => c.command === "QueryCommand").map((c) => String(c.input["ExpressionAttributeValues"][":pk"]));
     expect(queried.length).toBeGreaterThan(0);
     expect(queried.every((pk) => pk.includes("#TRI#"))).toBe(true);
+  });
+
+  it("pages a short query from its postings: reads about a page of contacts, seeks page N and the cursor, exact count", async () => {
+    // 130 contacts, "Bulk <i>" unless i is a multiple of 3: 87 hold "bul", ids 130, 128, 127, 125 ...
+    const f = await seedBulkAccount("Search paging", 130);
+    const bulk = Array.from({ length: 130 }, (_, k) => 130 - k).filter((i) => i % 3 !== 0);
+    const contactSk = keys.contact(f.accountId, 1).sk.replace(/\d+$/, "");
+    const contactKeysRead = (calls: Awaited<ReturnType<typeof recordCalls>>) =>
+      calls
+        .filter((c) => c.command === "BatchGetItemCommand")
+        .flatMap((c) => Object.values(c.input["RequestItems"] as Record<string, { Keys: { sk: string }[] }>).flatMap((r) => r.Keys))
+        .filter((k) => k.sk.startsWith(contactSk)).length;
+    const idsOf = (r: Awaited<ReturnType<typeof search>>) => r.json.payload.map((c: { id: number }) => c.id);
+
+    let first: Awaited<ReturnType<typeof search>> | undefined;
+    const firstCalls = await recordCalls(async () => (first = await search(f, { q: "BUL" })));
+    let third: Awaited<ReturnType<typeof search>> | undefined;
+    const thirdCalls = await recordCalls(async () => (third = await search(f, { q: "bul", page: "3" })));
+    const second = await search(f, { q: "bul", page: "2" });
+    const byCursor = await search(f, { q: "bul", cursor: first!.json.meta.next_cursor });
+    const last = await search(f, { q: "bul", page: "4" });
+    const oldestFirst = await search(f, { q: "bu", sort: "created_at", per: "10" });
+
+    expect(idsOf(first!)).toEqual(bulk.slice(0, 25));
+    expect(first!.json.meta).toMatchObject({ count: 87, current_page: 1, per: 25, has_more: true });
+    expect(contactKeysRead(firstCalls)).toBe(26);
+    expect(idsOf(second)).toEqual(bulk.slice(25, 50));
+    expect(idsOf(byCursor)).toEqual(bulk.slice(25, 50));
+    expect(idsOf(third!)).toEqual(bulk.slice(50, 75));
+    expect(contactKeysRead(thirdCalls)).toBe(26);
+    expect(idsOf(last)).toEqual(bulk.slice(75));
+    expect(last.json.meta).toMatchObject({ count: 87, current_page: 4, has_more: false, next_cursor: null });
+    expect(idsOf(oldestFirst)).toEqual([...bulk].reverse().slice(0, 10));
+    expect(oldestFirst.json.meta).toMatchObject({ count: 87, has_more: true });
+  });
+
+  it("drops a stale posting of a short query and fills the page from the next candidates", async () => {
+    // Solo 9 holds no "bul" but is given a posting for it, as if its old name's posting were
+    // still to be deleted: the page skips it, takes the next match, and the count leaves it out.
+    const f = await seedBulkAccount("Search stale", 12);
+    await db().send(new BatchWriteCommand({ RequestItems: { [mainTableName()]: [{ PutRequest: { Item: { ...keys.contactTrigram(f.accountId, "bul", 9), entity: "contact_tri", contactId: 9 } } }] } }));
+
+    const res = await search(f, { q: "bul", per: "3" });
+
+    expect(res.json.payload.map((c: { id: number }) => c.id)).toEqual([11, 10, 8]);
+    expect(res.json.meta).toMatchObject({ count: 8, has_more: true });
   });
 
   it("answers 422 with the documented body when q is missing or blank", async () => {

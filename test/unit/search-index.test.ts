@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { candidatesOf, contactTrigrams, END, matchesContact, MAX_TRIGRAMS, normalize, planSearch, QUERY_TRIGRAMS } from "../../shared/domain/search-index.ts";
+import { candidatesOf, contactTrigrams, END, matchesContact, MAX_TRIGRAMS, normalize, planSearch, postingsAreMatches, QUERY_TRIGRAMS } from "../../shared/domain/search-index.ts";
 
 const contact = (name: string, email: string | null = null) => ({ name, email, phone_number: null, identifier: null });
 
@@ -22,6 +22,13 @@ describe("contact search index", () => {
     expect(long.kind === "trigrams" && long.trigrams.length).toBe(QUERY_TRIGRAMS);
     expect(long.kind === "trigrams" && long.trigrams[0]).toBe("mar");
     expect(long.kind === "trigrams" && long.trigrams.at(-1)).toBe("com");
+  });
+
+  it("treats the postings as the matches only for queries of 1 to 3 characters", () => {
+    // "aaaa" needs only the trigram "aaa", which the field "aaa" holds without containing "aaaa".
+    expect(planSearch("aaaa")).toEqual({ kind: "trigrams", trigrams: ["aaa"] });
+    expect(matchesContact(contact("aaa"), "aaaa")).toBe(false);
+    expect([postingsAreMatches("a"), postingsAreMatches("jo"), postingsAreMatches("joã"), postingsAreMatches("aaaa"), postingsAreMatches("joao")]).toEqual([true, true, true, false, false]);
   });
 
   it("verifies a substring within one field, never across fields", () => {
