@@ -33,6 +33,9 @@ export const WORKER_TABLE_ACTIONS: Readonly<Record<string, readonly string[]>> =
   [DELIVER_FN]: ["dynamodb:BatchGetItem", "dynamodb:PutItem", "dynamodb:UpdateItem"],
 };
 
+/** What the rate limiter's counters need on the throttle table: atomic ADDs (shared/db/throttle-store.ts). */
+export const THROTTLE_COUNTER_ACTIONS = ["dynamodb:UpdateItem"] as const;
+
 const INDEX_ACTIONS = new Set(["dynamodb:Query", "dynamodb:Scan"]);
 
 /** `actions` on the table; query actions on each named GSI as well, unless `indexes` is false. */

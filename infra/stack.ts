@@ -27,11 +27,11 @@ import { routes } from "../shared/routes.ts";
 import { CORS_ALLOW_HEADERS, CORS_ALLOW_METHODS, CORS_EXPOSE_HEADERS, CORS_MAX_AGE_SECONDS } from "../shared/http/cors.ts";
 import type { Route } from "../shared/routes.ts";
 import { DEFAULT_OUT_DIR, extraFunctions, ROUTER_FN } from "./build.ts";
-import { grantTableData, MAIN_TABLE_READ, MAIN_TABLE_WRITE, WORKER_TABLE_ACTIONS } from "./grants.ts";
+import { grantTableData, MAIN_TABLE_READ, MAIN_TABLE_WRITE, THROTTLE_COUNTER_ACTIONS, WORKER_TABLE_ACTIONS } from "./grants.ts";
 import { acknowledge, type NagAcknowledgement } from "./nag.ts";
 import { accessLogSettings, Observability, observabilityContext } from "./observability.ts";
 import { Uploads } from "./uploads.ts";
-import { WebhookPipeline } from "./webhooks.ts";
+import { DELIVER_FN, WebhookPipeline } from "./webhooks.ts";
 
 export const STAGES = ["production", "development"] as const;
 export type Stage = (typeof STAGES)[number];
@@ -185,8 +185,8 @@ export class ConversaStack extends Stack {
       const fn = this.makeFunction(name, { assetsDir, environment, removalPolicy });
       const worker = WORKER_TABLE_ACTIONS[name];
       grantTableData(fn, this.table, mainTable, worker ?? [...MAIN_TABLE_READ, ...MAIN_TABLE_WRITE], !worker);
-      // The delivery worker paces webhooks with a rate_limit through the limiter's counters.
-      if (name === "webhooks-deliver") this.throttleTable.grantReadWriteData(fn);
+      // The delivery worker paces webhooks with a rate_limit through the limiter's counters (ADD only).
+      if (name === DELIVER_FN) fn.addToRolePolicy(new PolicyStatement({ actions: [...THROTTLE_COUNTER_ACTIONS], resources: [this.throttleTable.tableArn] }));
     }
 
     this.webhooks = new WebhookPipeline(this, "Webhooks", { table: this.table, functions: this.functions, environment, removalPolicy });

@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { functionNames } from "../../infra/build.ts";
-import { WORKER_TABLE_ACTIONS } from "../../infra/grants.ts";
+import { THROTTLE_COUNTER_ACTIONS, WORKER_TABLE_ACTIONS } from "../../infra/grants.ts";
 import { nagViolations } from "../../infra/nag.ts";
 import { ACCESS_LOG_FIELDS, ALARM_DEFAULTS, MAX_METRICS_PER_ALARM } from "../../infra/observability.ts";
 import { buildApp, UPLOAD_FUNCTIONS, UPLOAD_READERS } from "../../infra/stack.ts";
@@ -158,8 +158,13 @@ describe("least privilege", () => {
         .filter((p) => (p.Properties.Roles as unknown[]).some((r) => idOf(r) === role))
         .flatMap((p) => p.Properties.PolicyDocument.Statement as { Action: string | string[]; Resource: unknown }[])
         .filter((s) => [s.Action].flat().some((a) => a.startsWith("dynamodb:")));
-      expect(dynamo.flatMap((s) => [s.Action].flat()).sort()).toEqual([...WORKER_TABLE_ACTIONS[fn]!].sort());
-      expect(JSON.stringify(dynamo.map((s) => s.Resource))).not.toContain("/index/");
+      const onThrottle = (s: { Resource: unknown }) => JSON.stringify(s.Resource).includes("ThrottleTable");
+      const main = dynamo.filter((s) => !onThrottle(s));
+      const throttle = dynamo.filter(onThrottle);
+      expect(main.flatMap((s) => [s.Action].flat()).sort()).toEqual([...WORKER_TABLE_ACTIONS[fn]!].sort());
+      expect(JSON.stringify(main.map((s) => s.Resource))).not.toContain("/index/");
+      // The delivery worker paces webhooks through the limiter's counters: atomic ADDs only.
+      expect(throttle.flatMap((s) => [s.Action].flat())).toEqual(fn === DELIVER_FN ? [...THROTTLE_COUNTER_ACTIONS] : []);
     }
   });
 
