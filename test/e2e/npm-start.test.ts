@@ -2,53 +2,25 @@
  * `npm start` itself, as a user runs it: its own DynamoDB Local with data on disk, the printed
  * instructions, .data/sandbox.json, a working curl, Ctrl-C, and a restart that keeps the data.
  */
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { freePort } from "../../infra/local/dynamo.ts";
+import { groupAlive, killAll, npmStart } from "../support/npm-start.ts";
 
-const root = resolve(import.meta.dirname, "../..");
 const dataDir = mkdtempSync(join(tmpdir(), "conversa-start-"));
 const prodDataDir = mkdtempSync(join(tmpdir(), "conversa-start-prod-"));
-const children: ChildProcess[] = [];
 
 afterAll(() => {
-  for (const c of children) if (c.pid && groupAlive(c.pid)) process.kill(-c.pid, "SIGKILL");
+  killAll();
   rmSync(dataDir, { recursive: true, force: true });
   rmSync(prodDataDir, { recursive: true, force: true });
 });
 
-async function start(port: number, env: Record<string, string> = {}, dir = dataDir): Promise<{ child: ChildProcess; output: () => string }> {
-  // detached = its own process group, like a terminal's foreground job (Ctrl-C signals the group).
-  const child = spawn("npm", ["start", "--silent"], {
-    cwd: root,
-    env: { ...process.env, PORT: String(port), SANDBOX_DATA_DIR: dir, ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-    detached: true,
-  });
-  children.push(child);
-  let out = "";
-  child.stdout!.on("data", (d: Buffer) => (out += d.toString()));
-  child.stderr!.on("data", (d: Buffer) => (out += d.toString()));
-  const deadline = Date.now() + 90_000;
-  while (!out.includes("Ctrl-C")) {
-    if (child.exitCode !== null) throw new Error(`npm start exited:\n${out}`);
-    if (Date.now() > deadline) throw new Error(`npm start did not come up:\n${out}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  return { child, output: () => out };
-}
+const start = (port: number, env: Record<string, string> = {}, dir = dataDir) => npmStart(port, dir, env);
 
-const groupAlive = (pid: number): boolean => {
-  try {
-    process.kill(-pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 /** Ctrl-C: SIGINT to the whole foreground process group; resolves once every process of it is gone. */
 async function stop(child: ChildProcess): Promise<boolean> {

@@ -3,27 +3,17 @@
  * every accepted write is there and every one of its events reaches the receiver (duplicates
  * allowed, with the same webhook-id).
  */
-import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { spawnSync, type ChildProcess } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { freePort } from "../../infra/local/dynamo.ts";
 import { startReceiver, type Receiver } from "../support/receiver.ts";
+import { groupAlive, killAll, npmStart } from "../support/npm-start.ts";
 
-const root = resolve(import.meta.dirname, "../..");
 const dataDir = mkdtempSync(join(tmpdir(), "conversa-kill-"));
-const children: ChildProcess[] = [];
 let receiver: Receiver | undefined;
-
-const groupAlive = (pid: number): boolean => {
-  try {
-    process.kill(-pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 /** Processes whose command line names the data directory (DynamoDB Local's java does). */
 const usingDataDir = (): string[] =>
@@ -32,31 +22,12 @@ const usingDataDir = (): string[] =>
     .filter((l) => l.includes(dataDir) && !l.includes("ps -eo"));
 
 afterAll(async () => {
-  for (const c of children) if (c.pid && groupAlive(c.pid)) process.kill(-c.pid, "SIGKILL");
+  killAll();
   await receiver?.close();
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-async function start(port: number): Promise<ChildProcess> {
-  // detached = its own process group, so that one signal reaches npm, node and java.
-  const child = spawn("npm", ["start", "--silent"], {
-    cwd: root,
-    env: { ...process.env, PORT: String(port), SANDBOX_DATA_DIR: dataDir, LOG_LEVEL: "warn" },
-    stdio: ["ignore", "pipe", "pipe"],
-    detached: true,
-  });
-  children.push(child);
-  let out = "";
-  child.stdout!.on("data", (d: Buffer) => (out += d.toString()));
-  child.stderr!.on("data", (d: Buffer) => (out += d.toString()));
-  const deadline = Date.now() + 60_000;
-  while (!out.includes("Ctrl-C")) {
-    if (child.exitCode !== null) throw new Error(`npm start exited:\n${out}`);
-    if (Date.now() > deadline) throw new Error(`npm start did not come up:\n${out}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  return child;
-}
+const start = async (port: number): Promise<ChildProcess> => (await npmStart(port, dataDir, { LOG_LEVEL: "warn" }, 60_000)).child;
 
 async function killGroup(child: ChildProcess): Promise<void> {
   const pid = child.pid!;
