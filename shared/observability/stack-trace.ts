@@ -31,7 +31,7 @@ function mapOf(file: string): SourceMap | null {
 const FRAME = /((?:file:\/\/)?\/[^\s():]+\.mjs):(\d+):(\d+)/g;
 
 /**
- * esbuild names sources relative to the map (`../../../shared/http/api.ts`): shown from the
+ * esbuild names sources relative to the map (a run of `../` then `shared/http/api.ts`): shown from the
  * repository root (`shared/http/api.ts`), the same wherever the bundle runs.
  */
 const sourceName = (source: string): string => source.replace(/^(?:\.\.\/)+/, "");
