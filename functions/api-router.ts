@@ -10,11 +10,25 @@ import { config } from "../shared/config.ts";
 import { invokeFunction } from "../shared/aws/lambda-invoke.ts";
 import { matchRoute, NOT_FOUND_BODY, routedEvent } from "../shared/http/route-match.ts";
 import { log } from "../shared/observability/log.ts";
+import { countUnrouted } from "../shared/http/throttle.ts";
+import { AppError } from "../shared/domain/errors.ts";
+import { now } from "../shared/clock.ts";
 
 const JSON_TYPE = "application/json; charset=utf-8";
 
-function reply(status: number, body: unknown, requestId: string): APIGatewayProxyStructuredResultV2 {
-  return { statusCode: status, headers: { "content-type": JSON_TYPE, "x-request-id": requestId }, body: JSON.stringify(body) };
+function reply(status: number, body: unknown, requestId: string, headers: Record<string, string> = {}): APIGatewayProxyStructuredResultV2 {
+  return { statusCode: status, headers: { ...headers, "content-type": JSON_TYPE, "x-request-id": requestId }, body: JSON.stringify(body) };
+}
+
+/** A path no route serves: it still counts toward the client's overall per-IP limit (429 over it), then 404. */
+async function notFound(event: APIGatewayProxyEventV2, requestId: string): Promise<APIGatewayProxyStructuredResultV2> {
+  try {
+    await countUnrouted(event.requestContext?.http?.sourceIp ?? "0.0.0.0", now().getTime());
+  } catch (err) {
+    if (err instanceof AppError) return reply(err.status, err.body(), requestId, err.headers);
+    throw err;
+  }
+  return reply(404, NOT_FOUND_BODY, requestId);
 }
 
 export async function handler(event: APIGatewayProxyEventV2): Promise<APIGatewayProxyStructuredResultV2> {
@@ -26,7 +40,7 @@ export async function handler(event: APIGatewayProxyEventV2): Promise<APIGateway
   } catch {
     match = undefined;
   }
-  if (!match) return reply(404, NOT_FOUND_BODY, requestId);
+  if (!match) return notFound(event, requestId);
   try {
     const text = await invokeFunction(`${config().ROUTE_FUNCTION_PREFIX}${match.route.fn}`, routedEvent(event, match));
     const result = JSON.parse(text) as APIGatewayProxyStructuredResultV2 & { errorMessage?: string };

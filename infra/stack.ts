@@ -171,6 +171,8 @@ export class ConversaStack extends Stack {
     this.router.addToRolePolicy(
       new PolicyStatement({ actions: ["lambda:InvokeFunction"], resources: [...byFn.keys()].map((name) => this.functions.get(name)!.functionArn) }),
     );
+    // Its 404s count toward the overall per-IP limit: the limiter's atomic ADDs on the throttle table.
+    this.router.addToRolePolicy(new PolicyStatement({ actions: [...THROTTLE_COUNTER_ACTIONS], resources: [this.throttleTable.tableArn] }));
     new HttpRoute(this.api, "DefaultRoute", {
       httpApi: this.api,
       routeKey: HttpRouteKey.DEFAULT,

@@ -12,6 +12,12 @@ import { config } from "../../shared/config.ts";
 import { preflightHeaders } from "../../shared/http/cors.ts";
 import { loadHandler } from "./handlers.ts";
 import { serveDemoSite } from "./demo-site.ts";
+import { countUnrouted } from "../../shared/http/throttle.ts";
+import { AppError } from "../../shared/domain/errors.ts";
+import { now } from "../../shared/clock.ts";
+
+/** The client's address as API Gateway reports it (sourceIp): IPv4 without the mapped prefix. */
+const sourceIpOf = (req: IncomingMessage): string => (req.socket.remoteAddress ?? "127.0.0.1").replace(/^::ffff:/, "");
 
 /** API Gateway's own payload limit for HTTP APIs. */
 const GATEWAY_MAX_BYTES = 10 * 1024 * 1024;
@@ -49,7 +55,7 @@ export function toEvent(req: IncomingMessage, body: Buffer, route: Route, params
   const contentType = headers["content-type"] ?? "";
   // Text that is not valid UTF-8 goes as bytes, so the handler layer sees it (400 bad_encoding).
   const binary = body.length > 0 && (!TEXT_TYPES.test(contentType) || !isUtf8(body));
-  const sourceIp = (req.socket.remoteAddress ?? "127.0.0.1").replace(/^::ffff:/, "");
+  const sourceIp = sourceIpOf(req);
   const now = new Date();
   return {
     version: "2.0",
@@ -108,8 +114,17 @@ export async function handle(req: IncomingMessage, res: ServerResponse): Promise
     return;
   }
   const match = matchRoute(req.method ?? "GET", url.pathname);
-  if (!match && serveDemoSite(req, res)) return;
   if (!match) {
+    // No route: the sandbox's own pages and 404s count toward the overall per-IP limit too, as
+    // the `$default` router's do in AWS.
+    try {
+      await countUnrouted(sourceIpOf(req), now().getTime());
+    } catch (err) {
+      if (!(err instanceof AppError)) throw err;
+      send(res, err.status, JSON.stringify(err.body()), err.headers);
+      return;
+    }
+    if (serveDemoSite(req, res)) return;
     send(res, 404, JSON.stringify(NOT_FOUND_BODY));
     return;
   }

@@ -127,3 +127,16 @@ export const throttleByIdentity = (route: Route): Stage => ({
     await enforce(route, api, checksFor(rules, subjects));
   },
 });
+
+/**
+ * The overall per-IP rule for a request no route serves (the `$default` router's 404s, the
+ * sandbox's own pages): every request counts toward THROTTLE_LIMIT, not only routed ones.
+ * Throws RateLimited when the client is over it; fails open like the rule itself.
+ */
+export async function countUnrouted(sourceIp: string, nowMs: number): Promise<void> {
+  const rt = runtime();
+  if (!rt.active || rt.allowed.has(sourceIp)) return;
+  const outcome = await new Limiter(throttleStore()).evaluate([{ rule: rt.rules.global, subject: ipSubject(sourceIp) }], nowMs);
+  for (const v of outcome.verdicts) if (!v.allowed) emitMetric("Throttled", 1, "Count", { Rule: v.rule.name });
+  decide(outcome, nowMs);
+}

@@ -67,6 +67,24 @@ describe("APP_ENV=production", () => {
     expect((await call(`/api/v1/accounts/${accountId}`, sandbox.info.adminApiKey)).status).toBe(429);
     expect((await call(`/api/v1/accounts/${accountId}`)).status).toBe(429);
   });
+
+  it("counts requests no route serves (404s) toward the same per-IP limit", async () => {
+    const call = caller(sandbox);
+    const { accountId, agentApiKey } = sandbox.info;
+    // Two minutes on, one second into that minute: a window the test above did not touch.
+    shift = 1000 - (Date.now() % 60_000) + 120_000;
+
+    const statuses = [];
+    for (const path of ["/no/such/path", `/api/v1/accounts/${accountId}`, "/api/v1/nothing", "/no/such/path"]) statuses.push((await call(path, agentApiKey)).status);
+    const over = await call("/no/such/path");
+    const routed = await call(`/api/v1/accounts/${accountId}`, agentApiKey);
+
+    expect(statuses).toEqual([404, 200, 404, 404]);
+    expect(over.status).toBe(429);
+    expect(await over.json()).toMatchObject({ code: "rate_limited" });
+    expect(over.headers.get("retry-after")).toMatch(/^[0-9]+$/);
+    expect(routed.status).toBe(429);
+  });
 });
 
 describe("the same run in development", () => {
