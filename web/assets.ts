@@ -4,19 +4,9 @@
  * run the function unbundled, so here they are built once, in process, from web/src.
  */
 
-export interface WebAsset {
-  readonly body: string;
-  readonly contentType: string;
-  /** Content-hashed: cached for a year. The HTML is not (`no-cache`). */
-  readonly immutable: boolean;
-}
+import type { WebAssets } from "./asset-types.ts";
 
-export interface WebAssets {
-  /** The HTML of `/checkout`. */
-  readonly page: WebAsset;
-  /** `/checkout/{name}`, by name (`app.<hash>.js`, `app.<hash>.css`). */
-  readonly files: Readonly<Record<string, WebAsset>>;
-}
+export type { WebAsset, WebAssets } from "./asset-types.ts";
 
 let built: Promise<WebAssets> | undefined;
 

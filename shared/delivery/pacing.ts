@@ -7,14 +7,20 @@
  * be counted (store error or timeout) makes the delivery wait a second (fail closed: the receiver
  * stays protected; nothing is lost, the message only comes back later).
  */
-import type { Webhook } from "../domain/webhooks.ts";
 import { Limiter, type CounterStore } from "../ratelimit/limiter.ts";
 import type { Rule } from "../ratelimit/rules.ts";
+
+/** What pacing reads of a webhook (the domain's Webhook has this shape). */
+export interface PacedWebhook {
+  readonly id: number;
+  readonly account_id: number;
+  readonly rate_limit: number | null;
+}
 
 const paceRule = (limit: number): Rule => ({ name: "webhook_rate", limit, windowSeconds: 1, key: "account", algorithm: "fixed", failure: "closed" });
 
 /** Seconds a delivery of `w` must wait before it is sent (0 = send now). */
-export function pacer(store: CounterStore): (w: Webhook, nowMs: number) => Promise<number> {
+export function pacer(store: CounterStore): (w: PacedWebhook, nowMs: number) => Promise<number> {
   const limiter = new Limiter(store);
   return async (w, nowMs) => {
     if (w.rate_limit === null) return 0;
