@@ -6,8 +6,7 @@
  * for its current run. Delivery ids derive from (event, webhook), so a receiver sees the same
  * `webhook-id` again and can deduplicate; the delivery worker drops what was done meanwhile.
  */
-import { ScanCommand } from "@aws-sdk/lib-dynamodb";
-import { db, mainTableName } from "../../shared/db/client.ts";
+import { scanAll } from "../../shared/db/query.ts";
 import { webhooksRepo } from "../../shared/db/webhooks-repo.ts";
 import { deliveryIdFor, type Delivery, type DeliveryMessage } from "../../shared/domain/deliveries.ts";
 import { wants, type Webhook } from "../../shared/domain/webhooks.ts";
@@ -15,24 +14,11 @@ import { isEventName } from "../../shared/events/catalog.ts";
 import { OUTBOX_ENTITY, type OutboxItem } from "../../shared/events/outbox.ts";
 import { deliveryQueue } from "../../shared/queue/sqs.ts";
 
-async function scanEntities(entities: readonly string[]): Promise<Record<string, unknown>[]> {
-  const items: Record<string, unknown>[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const out = await db().send(
-      new ScanCommand({
-        TableName: mainTableName(),
-        FilterExpression: entities.map((_, i) => `entity = :e${i}`).join(" OR "),
-        ExpressionAttributeValues: Object.fromEntries(entities.map((e, i) => [`:e${i}`, e])),
-        ConsistentRead: true,
-        ExclusiveStartKey: start,
-      }),
-    );
-    items.push(...(out.Items ?? []));
-    start = out.LastEvaluatedKey;
-  } while (start);
-  return items;
-}
+const scanEntities = (entities: readonly string[]): Promise<Record<string, unknown>[]> =>
+  scanAll({
+    FilterExpression: entities.map((_, i) => `entity = :e${i}`).join(" OR "),
+    ExpressionAttributeValues: Object.fromEntries(entities.map((e, i) => [`:e${i}`, e])),
+  });
 
 const FINAL = new Set(["succeeded", "failed"]);
 

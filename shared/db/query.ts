@@ -1,6 +1,6 @@
 /** Query and BatchGet helpers shared by the repositories. */
-import { BatchGetCommand, QueryCommand } from "@aws-sdk/lib-dynamodb";
-import type { QueryCommandInput } from "@aws-sdk/lib-dynamodb";
+import { BatchGetCommand, QueryCommand, ScanCommand } from "@aws-sdk/lib-dynamodb";
+import type { QueryCommandInput, ScanCommandInput } from "@aws-sdk/lib-dynamodb";
 import { db, mainTableName } from "./client.ts";
 
 type Item = Record<string, unknown>;
@@ -43,6 +43,21 @@ export async function queryAll(input: Omit<QueryCommandInput, "TableName" | "Exc
   let start: Record<string, unknown> | undefined;
   do {
     const out = await db().send(new QueryCommand({ ...input, TableName: mainTableName(), ExclusiveStartKey: start }));
+    items.push(...(out.Items ?? []));
+    start = out.LastEvaluatedKey;
+  } while (start);
+  return items;
+}
+
+/**
+ * Every item a Scan of the main table returns, all pages (strongly consistent). For the sandbox's
+ * restart recovery and test support only: no route scans.
+ */
+export async function scanAll(input: Omit<ScanCommandInput, "TableName" | "ExclusiveStartKey" | "ConsistentRead">): Promise<Item[]> {
+  const items: Item[] = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const out = await db().send(new ScanCommand({ ...input, TableName: mainTableName(), ConsistentRead: true, ExclusiveStartKey: start }));
     items.push(...(out.Items ?? []));
     start = out.LastEvaluatedKey;
   } while (start);

@@ -1,6 +1,5 @@
 /** Reads the outbox items of an account (the contract with the webhook pipeline), oldest first. */
-import { ScanCommand } from "@aws-sdk/lib-dynamodb";
-import { db, mainTableName } from "../../shared/db/client.ts";
+import { scanAll } from "../../shared/db/query.ts";
 
 export interface OutboxRow {
   readonly event: string;
@@ -10,21 +9,7 @@ export interface OutboxRow {
 }
 
 export async function outboxOf(accountId: number, event?: string): Promise<OutboxRow[]> {
-  const items: Record<string, unknown>[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const out = await db().send(
-      new ScanCommand({
-        TableName: mainTableName(),
-        FilterExpression: "entity = :e AND accountId = :a",
-        ExpressionAttributeValues: { ":e": "outbox", ":a": accountId },
-        ConsistentRead: true,
-        ExclusiveStartKey: start,
-      }),
-    );
-    items.push(...(out.Items ?? []));
-    start = out.LastEvaluatedKey;
-  } while (start);
+  const items = await scanAll({ FilterExpression: "entity = :e AND accountId = :a", ExpressionAttributeValues: { ":e": "outbox", ":a": accountId } });
   return items
     .map((i) => ({
       event: String(i["event"]),
