@@ -3,7 +3,7 @@ import { DeleteCommand, QueryCommand, TransactWriteCommand } from "@aws-sdk/lib-
 import type { Contact, ContactStore } from "../domain/contacts.ts";
 import { ValidationError } from "../domain/errors.ts";
 import type { DomainEvent } from "../events/outbox.ts";
-import { candidatesOf, type SearchPlan } from "../domain/search-index.ts";
+import { candidatesOf, sameTexts, sparsestOf, type SearchCandidate, type SearchPlan, type TrigramPosting } from "../domain/search-index.ts";
 import { accountsRepo } from "./accounts-repo.ts";
 import { cancelledOnCondition, db, failedConditionIndexes, isConditionalFailure, mainTableName } from "./client.ts";
 import { getItem, guardConcurrent, newRev, nextAccountScopedId, remember, revOf, strip, transact, type TransactItem } from "./items.ts";
@@ -25,10 +25,12 @@ export const toContact = (item: Record<string, unknown>): Contact => remember(st
 
 const contactPut = (c: Contact, rev: string) => ({ ...keys.contact(c.account_id, c.id), entity: "contact", rev, ...c });
 
-const posting = (accountId: number, tri: string, contactId: number, ver?: number) => ({
-  ...keys.contactTrigram(accountId, tri, contactId),
+/** A posting item: `tx` holds the contact's fields that hold the trigram (search checks a longer query against them). */
+const posting = (accountId: number, p: TrigramPosting, contactId: number, ver?: number) => ({
+  ...keys.contactTrigram(accountId, p.tri, contactId),
   entity: "contact_tri",
   contactId,
+  tx: [...p.texts],
   ...(ver !== undefined ? { ver } : {}),
 });
 
@@ -40,13 +42,13 @@ type Marker = { field: "email" | "identifier"; index: number };
  * Every item of a new contact (contact, uniqueness markers, search postings) without the counter
  * and the outbox: for bulk seeding (sandbox benchmarks). Requests go through insertContact.
  */
-export function contactSeedItems(contact: Contact, trigrams: readonly string[]): Record<string, unknown>[] {
+export function contactSeedItems(contact: Contact, postings: readonly TrigramPosting[]): Record<string, unknown>[] {
   const a = contact.account_id;
   return [
     contactPut(contact, newRev()),
     ...(contact.email ? [{ ...keys.contactEmail(a, contact.email), entity: "contact_email", contactId: contact.id }] : []),
     ...(contact.identifier ? [{ ...keys.contactIdentifier(a, contact.identifier), entity: "contact_identifier", contactId: contact.id }] : []),
-    ...trigrams.map((tri) => posting(a, tri, contact.id)),
+    ...postings.map((p) => posting(a, p, contact.id)),
   ];
 }
 
@@ -110,55 +112,95 @@ async function deleteUnneeded(keyList: readonly { pk: string; sk: string }[], ve
   }
 }
 
-/** The contact ids of one range of a trigram partition, read whole (sort keys only). */
-async function rangeIds(accountId: number, prefix: string): Promise<number[]> {
+type Item = Record<string, unknown>;
+
+/** The texts of a posting item, when it has them (postings written before they carried texts have none). */
+const textsOf = (item: Item): readonly string[] | undefined => (Array.isArray(item["tx"]) ? (item["tx"] as unknown[]).map(String) : undefined);
+
+const projection = (texts: boolean) => (texts ? { ProjectionExpression: "sk, tx" } : { ProjectionExpression: "sk" });
+
+/** The candidates of one range of a trigram partition, read whole. */
+async function rangeCandidates(accountId: number, prefix: string, texts: boolean): Promise<SearchCandidate[]> {
   const { lo, hi } = prefixRange(prefix);
   const items = await queryAll({
     KeyConditionExpression: "pk = :pk AND sk BETWEEN :lo AND :hi",
     ExpressionAttributeValues: { ":pk": keys.contactTrigramPartition(accountId, [...prefix][0]!).pk, ":lo": lo, ":hi": hi },
-    ProjectionExpression: "sk",
+    ...projection(texts),
   });
-  return [...new Set(items.map((i) => idFromPostingSk(String(i["sk"]))))];
+  const byId = new Map<number, SearchCandidate>();
+  for (const i of items) {
+    const id = idFromPostingSk(String(i["sk"]));
+    const tx = texts ? textsOf(i) : undefined;
+    if (!byId.has(id)) byId.set(id, tx ? { id, texts: tx } : { id });
+  }
+  return [...byId.values()];
 }
 
-async function postingIds(accountId: number, plan: SearchPlan): Promise<number[]> {
+interface ListRead {
+  readonly pk: string;
+  readonly lo: string;
+  readonly hi: string;
+  readonly ids: Set<number>;
+  readonly texts: Map<number, readonly string[]>;
+  last: number;
+  start: Item | undefined;
+  done: boolean;
+}
+
+/** Reads the next page of a posting list (`limit` items, or to its end). */
+async function readList(l: ListRead, texts: boolean, limit?: number): Promise<void> {
+  const input = {
+    KeyConditionExpression: "pk = :pk AND sk BETWEEN :lo AND :hi",
+    ExpressionAttributeValues: { ":pk": l.pk, ":lo": l.lo, ":hi": l.hi },
+    ...projection(texts),
+  };
+  const items: Item[] = [];
+  if (limit === undefined) {
+    let start = l.start;
+    do {
+      const out = await db().send(new QueryCommand({ ...input, TableName: mainTableName(), ExclusiveStartKey: start }));
+      items.push(...(out.Items ?? []));
+      start = out.LastEvaluatedKey;
+    } while (start);
+    l.start = undefined;
+  } else {
+    const out = await db().send(new QueryCommand({ ...input, TableName: mainTableName(), Limit: limit, ExclusiveStartKey: l.start }));
+    items.push(...(out.Items ?? []));
+    l.start = out.LastEvaluatedKey;
+  }
+  for (const i of items) {
+    const id = idFromPostingSk(String(i["sk"]));
+    l.ids.add(id);
+    const tx = texts ? textsOf(i) : undefined;
+    if (tx) l.texts.set(id, tx);
+    l.last = Math.max(l.last, id);
+  }
+  l.done = !l.start;
+}
+
+async function searchCandidates(accountId: number, plan: SearchPlan): Promise<SearchCandidate[]> {
   // A prefix or a single trigram's posting list is one range: no rounds needed.
-  if (plan.kind === "prefix") return rangeIds(accountId, plan.prefix);
-  if (plan.trigrams.length === 1) return rangeIds(accountId, `${plan.trigrams[0]!}#`);
-  // Rarest first without statistics: read every list a page at a time (ids ascending), stop at the
-  // first one that ends; the others prune its ids as far as they have been read.
-  const lists = plan.trigrams.map((tri) => ({
+  if (plan.kind === "prefix") return rangeCandidates(accountId, plan.prefix, false);
+  if (plan.trigrams.length === 1) return rangeCandidates(accountId, `${plan.trigrams[0]!}#`, plan.texts);
+  // Rarest first without statistics: read a first page of every list (ids ascending). If none
+  // has ended, the postings' texts decide a candidate on their own, so only the sparsest list is
+  // read on, to its end; without texts, every list is read on in rounds of x4 until one ends. The
+  // others prune its ids as far as they have been read.
+  const lists: ListRead[] = plan.trigrams.map((tri) => ({
     pk: keys.contactTrigramPartition(accountId, [...tri][0]!).pk,
-    prefix: `${tri}#`,
+    ...prefixRange(`${tri}#`),
     ids: new Set<number>(),
+    texts: new Map(),
     last: 0,
-    start: undefined as Record<string, unknown> | undefined,
+    start: undefined,
     done: false,
   }));
-  for (let limit = POSTING_FIRST_PAGE; ; limit = Math.min(limit * 4, POSTING_MAX_PAGE)) {
-    await Promise.all(
-      lists.map(async (l) => {
-        const out = await db().send(
-          new QueryCommand({
-            TableName: mainTableName(),
-            KeyConditionExpression: "pk = :pk AND sk BETWEEN :lo AND :hi",
-            ExpressionAttributeValues: { ":pk": l.pk, ":lo": prefixRange(l.prefix).lo, ":hi": prefixRange(l.prefix).hi },
-            ProjectionExpression: "sk",
-            Limit: limit,
-            ExclusiveStartKey: l.start,
-          }),
-        );
-        for (const i of out.Items ?? []) {
-          const id = idFromPostingSk(String(i["sk"]));
-          l.ids.add(id);
-          l.last = Math.max(l.last, id);
-        }
-        l.start = out.LastEvaluatedKey;
-        l.done = !l.start;
-      }),
-    );
+  await Promise.all(lists.map((l) => readList(l, plan.texts, POSTING_FIRST_PAGE)));
+  for (let limit = POSTING_FIRST_PAGE * 4; ; limit = Math.min(limit * 4, POSTING_MAX_PAGE)) {
     const candidates = candidatesOf(lists);
     if (candidates) return candidates;
+    if (plan.texts) await readList(lists[sparsestOf(lists)]!, true);
+    else await Promise.all(lists.map((l) => readList(l, false, limit)));
   }
 }
 
@@ -166,7 +208,7 @@ export const contactsRepo: ContactStore = {
   getAccount: accountsRepo.getAccount,
   nextContactId: (accountId) => nextAccountScopedId(accountId, "contact"),
 
-  async insertContact(contact, trigrams, events) {
+  async insertContact(contact, postings, events) {
     const table = mainTableName();
     const a = contact.account_id;
     const items: TransactItem[] = [{ Put: { TableName: table, Item: contactPut(contact, newRev()), ConditionExpression: "attribute_not_exists(pk)" } }];
@@ -188,7 +230,7 @@ export const contactsRepo: ContactStore = {
         ExpressionAttributeValues: { ":one": 1 },
       },
     });
-    for (const tri of trigrams.slice(0, TX_LIMIT - items.length - events.length)) items.push({ Put: { TableName: table, Item: posting(a, tri, contact.id) } });
+    for (const p of postings.slice(0, TX_LIMIT - items.length - events.length)) items.push({ Put: { TableName: table, Item: posting(a, p, contact.id) } });
     await writeWithMarkers(items, markers, events);
   },
 
@@ -202,7 +244,7 @@ export const contactsRepo: ContactStore = {
     return items.map(toContact);
   },
 
-  async updateContact(prev, next, trigrams, events) {
+  async updateContact(prev, next, postings, events) {
     const table = mainTableName();
     const a = next.account_id;
     const rev = revOf(prev);
@@ -238,11 +280,15 @@ export const contactsRepo: ContactStore = {
         items.push(markerPut(key(after), `contact_${field}`, next.id));
       }
     }
-    const before = new Set(trigrams.before);
-    const after = new Set(trigrams.after);
-    for (const tri of after) if (!before.has(tri)) items.push({ Put: { TableName: table, Item: posting(a, tri, next.id, version) } });
+    // A posting is written again when it is new or the fields holding its trigram changed.
+    const before = new Map(postings.before.map((p) => [p.tri, p.texts]));
+    const after = new Set(postings.after.map((p) => p.tri));
+    for (const p of postings.after) {
+      const old = before.get(p.tri);
+      if (!old || !sameTexts(old, p.texts)) items.push({ Put: { TableName: table, Item: posting(a, p, next.id, version) } });
+    }
     await guardConcurrent(() => writeWithMarkers(items, markers, events));
-    await deleteUnneeded([...before].filter((t) => !after.has(t)).map((tri) => keys.contactTrigram(a, tri, next.id)), version);
+    await deleteUnneeded([...before.keys()].filter((t) => !after.has(t)).map((tri) => keys.contactTrigram(a, tri, next.id)), version);
   },
 
   async listContacts(accountId, req) {
@@ -265,5 +311,5 @@ export const contactsRepo: ContactStore = {
     return Number(item?.["value"] ?? 0);
   },
 
-  searchCandidates: postingIds,
+  searchCandidates,
 };

@@ -3,7 +3,7 @@ import { accountRef, type Account } from "./accounts.ts";
 import { NotFound, ValidationError } from "./errors.ts";
 import type { DomainEvent } from "../events/outbox.ts";
 import { pageMeta, skipFor, slicePage, type Listing, type Page, type PageRequest } from "./paging.ts";
-import { contactTrigrams, matchesContact, normalize, planSearch, postingsAreMatches, type SearchPlan } from "./search-index.ts";
+import { contactPostings, decideByTexts, matchesContact, normalize, planSearch, postingsAreMatches, type SearchCandidate, type SearchPlan, type TrigramPosting } from "./search-index.ts";
 import { retryOnStale } from "./retry.ts";
 
 export interface Contact {
@@ -25,15 +25,15 @@ export interface ContactStore {
   getAccount(accountId: number): Promise<Account | undefined>;
   nextContactId(accountId: number): Promise<number>;
   /** Writes the contact, its uniqueness markers, postings and events; 422 when e-mail/identifier is taken. */
-  insertContact(contact: Contact, trigrams: readonly string[], events: readonly DomainEvent[]): Promise<void>;
+  insertContact(contact: Contact, postings: readonly TrigramPosting[], events: readonly DomainEvent[]): Promise<void>;
   getContact(accountId: number, contactId: number): Promise<Contact | undefined>;
   getContacts(accountId: number, contactIds: readonly number[]): Promise<Contact[]>;
   /** Conditional on `prev` being unchanged; moves markers and postings in the same transaction. */
-  updateContact(prev: Contact, next: Contact, trigrams: { readonly before: readonly string[]; readonly after: readonly string[] }, events: readonly DomainEvent[]): Promise<void>;
+  updateContact(prev: Contact, next: Contact, postings: { readonly before: readonly TrigramPosting[]; readonly after: readonly TrigramPosting[] }, events: readonly DomainEvent[]): Promise<void>;
   listContacts(accountId: number, req: PageRequest): Promise<Page<Contact>>;
   countContacts(accountId: number): Promise<number>;
-  /** Ids of the contacts that may match (a superset; verified by the caller). */
-  searchCandidates(accountId: number, plan: SearchPlan): Promise<number[]>;
+  /** The contacts that may match (a superset), with their postings' texts when the plan reads them. */
+  searchCandidates(accountId: number, plan: SearchPlan): Promise<SearchCandidate[]>;
 }
 
 export interface ContactInput {
@@ -114,7 +114,7 @@ export async function createContact(store: ContactStore, accountId: number, inpu
     updated_at: ts,
     last_activity_at: null,
   };
-  await store.insertContact(contact, contactTrigrams(contact), [contactEvent("contact_created", contact, account)]);
+  await store.insertContact(contact, contactPostings(contact), [contactEvent("contact_created", contact, account)]);
   return contact;
 }
 
@@ -132,7 +132,7 @@ async function updateContactOnce(store: ContactStore, accountId: number, contact
   const changed = changedAttributes(prev, next, EDITABLE);
   if (changed.length === 0) return prev;
   const updated: Contact = { ...next, updated_at: Math.max(Math.floor(now.getTime() / 1000), prev.updated_at) };
-  await store.updateContact(prev, updated, { before: contactTrigrams(prev), after: contactTrigrams(updated) }, [
+  await store.updateContact(prev, updated, { before: contactPostings(prev), after: contactPostings(updated) }, [
     contactEvent("contact_updated", updated, account, changed),
   ]);
   return updated;
@@ -170,12 +170,25 @@ export async function searchContacts(
   const q = normalize(input.q ?? "");
   if (!q) throw ValidationError.raw(SEARCH_Q_MISSING, SEARCH_Q_MISSING.error);
   const sort = input.sort ?? "-created_at";
-  const ids = await store.searchCandidates(accountId, planSearch(q));
-  if (postingsAreMatches(q) && (sort === "-created_at" || sort === "created_at")) return pageByPostings(store, accountId, q, ids, sort === "-created_at", input.req);
-  const matches = (await store.getContacts(accountId, ids)).filter((c) => matchesContact(c, q));
+  const candidates = await store.searchCandidates(accountId, planSearch(q));
+  const byCreation = sort === "-created_at" || sort === "created_at";
+  if (postingsAreMatches(q)) {
+    if (byCreation) return pageByPostings(store, accountId, q, candidates.map((c) => c.id), sort === "-created_at", input.req);
+    return pageInMemory(await store.getContacts(accountId, candidates.map((c) => c.id)), q, sort, input.req);
+  }
+  // A longer query: the postings' texts decide; postings without texts, their contacts.
+  const { matches, undecided } = decideByTexts(candidates, q);
+  const checked = undecided.length ? (await store.getContacts(accountId, undecided)).filter((c) => matchesContact(c, q)) : [];
+  if (byCreation) return pageByPostings(store, accountId, q, [...matches, ...checked.map((c) => c.id)], sort === "-created_at", input.req);
+  return pageInMemory([...(await store.getContacts(accountId, matches)), ...checked], q, sort, input.req);
+}
+
+/** Sorted by name or activity, which the postings do not hold: every match is read, then paged. */
+function pageInMemory(contacts: readonly Contact[], q: string, sort: ContactSort, req: PageRequest): Listing<Contact> {
+  const matches = contacts.filter((c) => matchesContact(c, q));
   matches.sort(SORTS[sort]);
-  const page = slicePage(matches, input.req);
-  return { meta: pageMeta(matches.length, input.req, page), items: page.items };
+  const page = slicePage(matches, req);
+  return { meta: pageMeta(matches.length, req, page), items: page.items };
 }
 
 /**

@@ -8,9 +8,12 @@
  *   contacts, less those another list rules out (candidatesOf), are the candidates;
  * - a query of 1-2 characters is a prefix of the trigrams starting at each occurrence: one
  *   `begins_with` over the partition of its first character.
- * Candidates are always verified against the contact itself, so a stale posting can only cost a
- * read, never a wrong result. At most MAX_TRIGRAMS postings per contact (TransactWriteItems holds
- * 100 items): text past that cap (rare: > ~90 characters over the four fields) is not indexed.
+ * Each posting carries the contact's indexed fields that hold its trigram (`texts`), so a query
+ * of 4 or more characters is checked against the postings of one list, without reading the
+ * contacts: the candidates that pass are exactly the matches (as far as the postings are current).
+ * The contacts of the page returned are verified again, so a stale posting can only cost a read,
+ * never a wrong result. At most MAX_TRIGRAMS postings per contact (TransactWriteItems holds 100
+ * items): text past that cap (rare: > ~90 characters over the four fields) is not indexed.
  */
 
 export const MAX_TRIGRAMS = 90;
@@ -34,8 +37,32 @@ const fieldsOf = (c: SearchableContact): string[] =>
 
 /** The distinct trigrams indexed for a contact, in field order, capped. */
 export function contactTrigrams(c: SearchableContact, max = MAX_TRIGRAMS): string[] {
+  return trigramsOf(fieldsOf(c), max);
+}
+
+/** One posting of a contact: a trigram and the contact's indexed fields (normalized) that hold it. */
+export interface TrigramPosting {
+  readonly tri: string;
+  readonly texts: readonly string[];
+}
+
+const padded = (field: string): string => `${field}${END}${END}`;
+
+/** The postings of a contact: its capped trigrams, each with the distinct fields that hold it. */
+export function contactPostings(c: SearchableContact, max = MAX_TRIGRAMS): TrigramPosting[] {
+  const fields = [...new Set(fieldsOf(c))];
+  return trigramsOf(fields, max).map((tri) => ({ tri, texts: fields.filter((f) => padded(f).includes(tri)) }));
+}
+
+/** Whether two postings of one trigram carry the same texts (so an update need not rewrite it). */
+export const sameTexts = (a: readonly string[], b: readonly string[]): boolean => a.length === b.length && a.every((t, i) => t === b[i]);
+
+/** Whether a posting's texts hold the normalized query: the check a contact's own fields would give. */
+export const textsHold = (texts: readonly string[], q: string): boolean => texts.some((t) => t.includes(q));
+
+function trigramsOf(fields: readonly string[], max: number): string[] {
   const out = new Set<string>();
-  for (const field of fieldsOf(c)) {
+  for (const field of fields) {
     const chars = [...field, END, END];
     for (let i = 0; i < chars.length - 2; i++) {
       out.add(chars.slice(i, i + 3).join(""));
@@ -47,17 +74,19 @@ export function contactTrigrams(c: SearchableContact, max = MAX_TRIGRAMS): strin
 
 export type SearchPlan =
   | { readonly kind: "prefix"; readonly firstChar: string; readonly prefix: string }
-  | { readonly kind: "trigrams"; readonly trigrams: readonly string[] };
+  /** `texts`: the query is longer than a trigram, so the postings' texts are read to check it. */
+  | { readonly kind: "trigrams"; readonly trigrams: readonly string[]; readonly texts: boolean };
 
 /** How to find the candidates of a normalized, non-empty query. */
 export function planSearch(q: string): SearchPlan {
   const chars = [...q];
   if (chars.length < 3) return { kind: "prefix", firstChar: chars[0]!, prefix: q };
   const all = [...new Set(chars.slice(0, -2).map((_, i) => chars.slice(i, i + 3).join("")))];
-  if (all.length <= QUERY_TRIGRAMS) return { kind: "trigrams", trigrams: all };
+  const texts = chars.length > 3;
+  if (all.length <= QUERY_TRIGRAMS) return { kind: "trigrams", trigrams: all, texts };
   const picked = new Set<string>();
   for (let k = 0; k < QUERY_TRIGRAMS; k++) picked.add(all[Math.round((k * (all.length - 1)) / (QUERY_TRIGRAMS - 1))]!);
-  return { kind: "trigrams", trigrams: [...picked] };
+  return { kind: "trigrams", trigrams: [...picked], texts };
 }
 
 /**
@@ -72,9 +101,18 @@ export const postingsAreMatches = (q: string): boolean => [...q].length <= 3;
 /** The verification every candidate goes through: a substring of one field. */
 export const matchesContact = (c: SearchableContact, q: string): boolean => fieldsOf(c).some((f) => f.includes(q));
 
+/** A candidate of a search: a contact id and, when its posting carries them, the texts it holds. */
+export interface SearchCandidate {
+  readonly id: number;
+  /** Absent on a posting written before postings carried their texts: check the contact itself. */
+  readonly texts?: readonly string[];
+}
+
 /** What has been read of one posting list: ids ascending, so `last` is the highest so far. */
 export interface PostingRead {
   readonly ids: ReadonlySet<number>;
+  /** The texts of the postings read, by contact id (when the plan reads them). */
+  readonly texts?: ReadonlyMap<number, readonly string[]>;
   readonly last: number;
   /** The whole list has been read. */
   readonly done: boolean;
@@ -83,11 +121,45 @@ export interface PostingRead {
 /**
  * The candidates of a trigram search once at least one list has been read to its end: the ids of
  * the smallest ended list that every list holds or has not read up to yet (a match holds every
- * trigram; a list read up to `last` rules out every id ≤ `last` it does not hold). `undefined`
- * while no list has ended: read another page.
+ * trigram; a list read up to `last` rules out every id ≤ `last` it does not hold), with that
+ * list's texts. `undefined` while no list has ended: read on.
  */
-export function candidatesOf(lists: readonly PostingRead[]): number[] | undefined {
+export function candidatesOf(lists: readonly PostingRead[]): SearchCandidate[] | undefined {
   const smallest = lists.filter((l) => l.done).sort((a, b) => a.ids.size - b.ids.size)[0];
   if (!smallest) return undefined;
-  return [...smallest.ids].filter((id) => lists.every((l) => l.ids.has(id) || (!l.done && id > l.last)));
+  return [...smallest.ids]
+    .filter((id) => lists.every((l) => l.ids.has(id) || (!l.done && id > l.last)))
+    .map((id) => {
+      const texts = smallest.texts?.get(id);
+      return texts ? { id, texts } : { id };
+    });
+}
+
+/**
+ * Which list to read to its end when none has ended after the first pages: the sparsest so far
+ * (the highest contact id reached per posting read), the likeliest to be the shortest list, since
+ * ids are spread over the account's contacts alike. Its texts decide every candidate on their own.
+ */
+export function sparsestOf(lists: readonly PostingRead[]): number {
+  let best = 0;
+  const density = (l: PostingRead) => l.last / Math.max(1, l.ids.size);
+  lists.forEach((l, i) => {
+    if (density(l) > density(lists[best]!)) best = i;
+  });
+  return best;
+}
+
+/**
+ * The candidates of a query of 4 or more characters decided by their postings' texts: `matches`
+ * hold the query; `undecided` came from postings without texts (written before postings carried
+ * them) and are checked against the contacts.
+ */
+export function decideByTexts(candidates: readonly SearchCandidate[], q: string): { matches: number[]; undecided: number[] } {
+  const matches: number[] = [];
+  const undecided: number[] = [];
+  for (const c of candidates) {
+    if (!c.texts) undecided.push(c.id);
+    else if (textsHold(c.texts, q)) matches.push(c.id);
+  }
+  return { matches, undecided };
 }

@@ -18,7 +18,7 @@ import type { Sandbox } from "../../infra/local/sandbox.ts";
 import { contactSeedItems } from "../../shared/db/contacts-repo.ts";
 import { keys } from "../../shared/db/keys.ts";
 import type { Contact } from "../../shared/domain/contacts.ts";
-import { contactTrigrams } from "../../shared/domain/search-index.ts";
+import { contactPostings } from "../../shared/domain/search-index.ts";
 import { cores, cpuModel, writeResult } from "./lib/output.ts";
 import { p50p99, round } from "./lib/stats.ts";
 import { formatTable } from "./lib/table.ts";
@@ -57,7 +57,7 @@ async function seedContacts(doc: DynamoDBDocumentClient, table: string, accountI
   const items: Record<string, unknown>[] = [];
   for (let i = 0; i < CONTACTS; i++) {
     const c = contactFor(accountId, i, ts);
-    items.push(...contactSeedItems(c, contactTrigrams(c)));
+    items.push(...contactSeedItems(c, contactPostings(c)));
   }
   const batches: Record<string, unknown>[][] = [];
   for (let i = 0; i < items.length; i += 25) batches.push(items.slice(i, i + 25));

@@ -3,11 +3,11 @@ import { invoke } from "../support/api.ts";
 import { makeAccount, type AccountFixture } from "../support/fixtures.ts";
 import { outboxOf } from "../support/outbox.ts";
 import { recordCalls } from "../support/dynamo-calls.ts";
-import { BatchWriteCommand } from "@aws-sdk/lib-dynamodb";
+import { BatchWriteCommand, GetCommand } from "@aws-sdk/lib-dynamodb";
 import { db, mainTableName } from "../../shared/db/client.ts";
 import { contactSeedItems } from "../../shared/db/contacts-repo.ts";
 import { keys } from "../../shared/db/keys.ts";
-import { contactTrigrams } from "../../shared/domain/search-index.ts";
+import { contactPostings } from "../../shared/domain/search-index.ts";
 import type { Contact } from "../../shared/domain/contacts.ts";
 
 let a: AccountFixture;
@@ -21,14 +21,25 @@ beforeAll(async () => {
 const create = (f: AccountFixture, body: unknown) => invoke("contacts.create", { params: { account_id: f.accountId }, key: f.agentKey, body });
 const search = (f: AccountFixture, query: Record<string, string>) => invoke("contacts.search", { params: { account_id: f.accountId }, key: f.agentKey, query });
 
-/** An account seeded directly with `n` contacts: "Bulk <i>" unless i is a multiple of 3 ("Solo <i>"), ids 1..n. */
-async function seedBulkAccount(name: string, n: number): Promise<AccountFixture> {
+/**
+ * An account seeded directly with `n` contacts: "Bulk <i>" unless i is a multiple of 3 ("Solo <i>"),
+ * ids 1..n, or the names `nameOf` gives. `legacy`: postings without their texts, as written before
+ * postings carried them.
+ */
+async function seedBulkAccount(name: string, n: number, opts: { nameOf?: (i: number) => string; legacy?: boolean } = {}): Promise<AccountFixture> {
   const f = await makeAccount(name);
   const ts = Math.floor(Date.now() / 1000);
+  const nameOf = opts.nameOf ?? ((i: number) => `${i % 3 === 0 ? "Solo" : "Bulk"} ${i}`);
   const items = Array.from({ length: n }, (_, k): Contact => {
     const i = k + 1;
-    return { id: i, account_id: f.accountId, name: `${i % 3 === 0 ? "Solo" : "Bulk"} ${i}`, email: null, phone_number: null, identifier: null, thumbnail: "", custom_attributes: {}, additional_attributes: {}, created_at: ts, updated_at: ts, last_activity_at: null };
-  }).flatMap((c) => contactSeedItems(c, contactTrigrams(c)));
+    return { id: i, account_id: f.accountId, name: nameOf(i), email: null, phone_number: null, identifier: null, thumbnail: "", custom_attributes: {}, additional_attributes: {}, created_at: ts, updated_at: ts, last_activity_at: null };
+  })
+    .flatMap((c) => contactSeedItems(c, contactPostings(c)))
+    .map((item) => {
+      if (!opts.legacy || item["entity"] !== "contact_tri") return item;
+      const { tx: _tx, ...rest } = item;
+      return rest;
+    });
   for (let i = 0; i < items.length; i += 25) {
     await db().send(new BatchWriteCommand({ RequestItems: { [mainTableName()]: items.slice(i, i + 25).map((Item) => ({ PutRequest: { Item } })) } }));
   }
@@ -240,6 +251,77 @@ describe("contact search", () => {
 
     expect(res.json.payload.map((c: { id: number }) => c.id)).toEqual([11, 10, 8]);
     expect(res.json.meta).toMatchObject({ count: 8, has_more: true });
+  });
+
+  describe("a query of 4 or more characters, decided by its postings' texts", () => {
+    // 330 contacts "Bulk <i>" / "Solo <i>" (every third), and every 10th renamed "Bulk <i> lk 1x"
+    // when it is not a match of "bulk 1": it holds every trigram of "bulk 1", not in a row.
+    const nameOf = (i: number) => {
+      const base = `${i % 3 === 0 ? "Solo" : "Bulk"} ${i}`;
+      return i % 10 === 5 && !base.includes("Bulk 1") ? `Bulk ${i} lk 1x` : base;
+    };
+    const matches = Array.from({ length: 330 }, (_, k) => 330 - k).filter((i) => nameOf(i).toLowerCase().includes("bulk 1"));
+    const contactSk = (f: AccountFixture) => keys.contact(f.accountId, 1).sk.replace(/\d+$/, "");
+    const contactKeysRead = (f: AccountFixture, calls: Awaited<ReturnType<typeof recordCalls>>) =>
+      calls
+        .filter((c) => c.command === "BatchGetItemCommand")
+        .flatMap((c) => Object.values(c.input["RequestItems"] as Record<string, { Keys: { sk: string }[] }>).flatMap((r) => r.Keys))
+        .filter((k) => k.sk.startsWith(contactSk(f))).length;
+    const idsOf = (r: Awaited<ReturnType<typeof search>>) => r.json.payload.map((c: { id: number }) => c.id);
+
+    it("counts exactly and reads only the page's contacts, whatever the page", async () => {
+      const f = await seedBulkAccount("Long query paging", 330, { nameOf });
+      expect(matches.length).toBeGreaterThan(60);
+
+      let first: Awaited<ReturnType<typeof search>> | undefined;
+      const firstCalls = await recordCalls(async () => (first = await search(f, { q: "BULK 1" })));
+      let third: Awaited<ReturnType<typeof search>> | undefined;
+      const thirdCalls = await recordCalls(async () => (third = await search(f, { q: "bulk 1", page: "3" })));
+      const byCursor = await search(f, { q: "bulk 1", cursor: first!.json.meta.next_cursor });
+      const oldestFirst = await search(f, { q: "bulk 1", sort: "created_at", per: "10" });
+
+      expect(idsOf(first!)).toEqual(matches.slice(0, 25));
+      expect(first!.json.meta).toMatchObject({ count: matches.length, current_page: 1, has_more: true });
+      expect(contactKeysRead(f, firstCalls)).toBe(26);
+      expect(idsOf(third!)).toEqual(matches.slice(50, 75));
+      expect(contactKeysRead(f, thirdCalls)).toBe(26);
+      expect(idsOf(byCursor)).toEqual(matches.slice(25, 50));
+      expect(idsOf(oldestFirst)).toEqual([...matches].reverse().slice(0, 10));
+      // By name, every match is read to be sorted; the false candidates are not.
+      let byName: Awaited<ReturnType<typeof search>> | undefined;
+      const byNameCalls = await recordCalls(async () => (byName = await search(f, { q: "bulk 1", sort: "name", per: "100" })));
+      expect(byName!.json.meta.count).toBe(matches.length);
+      expect(contactKeysRead(f, byNameCalls)).toBe(matches.length);
+    });
+
+    it("gives the same answers from postings written without texts, checking their contacts", async () => {
+      const f = await seedBulkAccount("Long query legacy", 330, { nameOf, legacy: true });
+
+      const first = await search(f, { q: "bulk 1" });
+      const third = await search(f, { q: "bulk 1", page: "3" });
+
+      expect(idsOf(first)).toEqual(matches.slice(0, 25));
+      expect(first.json.meta).toMatchObject({ count: matches.length, has_more: true });
+      expect(idsOf(third)).toEqual(matches.slice(50, 75));
+    });
+
+    it("rewrites the postings whose fields changed: an old name is not found through kept trigrams", async () => {
+      const created = await create(b, { name: "Ana Lima", email: "al@texts.example" });
+      const id = created.json.payload.contact.id;
+      expect(idsOf(await search(b, { q: "ana lima" }))).toEqual([id]);
+
+      await invoke("contacts.update", { params: { account_id: b.accountId, contact_id: id }, key: b.agentKey, body: { name: "Ana X Lima" } });
+
+      // "ana", " li" and "ima" (the trigrams "ana lima" is looked up by) are kept, with new texts.
+      const postingTexts = async (tri: string) => (await db().send(new GetCommand({ TableName: mainTableName(), Key: keys.contactTrigram(b.accountId, tri, id) }))).Item?.["tx"];
+      expect(await postingTexts("ana")).toEqual(["ana x lima"]);
+      expect(await postingTexts(" li")).toEqual(["ana x lima"]);
+      expect(await postingTexts("al@")).toEqual(["al@texts.example"]);
+      const old = await search(b, { q: "ana lima" });
+      expect(idsOf(old)).toEqual([]);
+      expect(old.json.meta.count).toBe(0);
+      expect(idsOf(await search(b, { q: "ana x li" }))).toEqual([id]);
+    });
   });
 
   it("answers 422 with the documented body when q is missing or blank", async () => {

@@ -1,5 +1,20 @@
 import { describe, expect, it } from "vitest";
-import { candidatesOf, contactTrigrams, END, matchesContact, MAX_TRIGRAMS, normalize, planSearch, postingsAreMatches, QUERY_TRIGRAMS } from "../../shared/domain/search-index.ts";
+import {
+  candidatesOf,
+  contactPostings,
+  contactTrigrams,
+  decideByTexts,
+  END,
+  matchesContact,
+  MAX_TRIGRAMS,
+  normalize,
+  planSearch,
+  postingsAreMatches,
+  QUERY_TRIGRAMS,
+  sameTexts,
+  sparsestOf,
+  textsHold,
+} from "../../shared/domain/search-index.ts";
 
 const contact = (name: string, email: string | null = null) => ({ name, email, phone_number: null, identifier: null });
 
@@ -16,7 +31,8 @@ describe("contact search index", () => {
 
   it("plans a prefix scan for short queries and a spread of trigrams for long ones", () => {
     expect(planSearch("jo")).toEqual({ kind: "prefix", firstChar: "j", prefix: "jo" });
-    expect(planSearch("joao")).toEqual({ kind: "trigrams", trigrams: ["joa", "oao"] });
+    expect(planSearch("joao")).toEqual({ kind: "trigrams", trigrams: ["joa", "oao"], texts: true });
+    expect(planSearch("joã")).toEqual({ kind: "trigrams", trigrams: ["joã"], texts: false });
     const long = planSearch("maria.silva@example.com");
     expect(long.kind).toBe("trigrams");
     expect(long.kind === "trigrams" && long.trigrams.length).toBe(QUERY_TRIGRAMS);
@@ -26,7 +42,7 @@ describe("contact search index", () => {
 
   it("treats the postings as the matches only for queries of 1 to 3 characters", () => {
     // "aaaa" needs only the trigram "aaa", which the field "aaa" holds without containing "aaaa".
-    expect(planSearch("aaaa")).toEqual({ kind: "trigrams", trigrams: ["aaa"] });
+    expect(planSearch("aaaa")).toEqual({ kind: "trigrams", trigrams: ["aaa"], texts: true });
     expect(matchesContact(contact("aaa"), "aaaa")).toBe(false);
     expect([postingsAreMatches("a"), postingsAreMatches("jo"), postingsAreMatches("joã"), postingsAreMatches("aaaa"), postingsAreMatches("joao")]).toEqual([true, true, true, false, false]);
   });
@@ -43,9 +59,57 @@ describe("contact search index", () => {
     expect(candidatesOf([list([1, 2, 3], false), list([2, 3, 4], false)])).toBeUndefined();
     // The ended list [3, 7, 12, 40] against a list read up to 10 that holds 3 and 5: 7 is ruled
     // out (read past, not held), 12 and 40 are not reached yet and stay candidates.
-    expect(candidatesOf([list([1, 3, 5, 10], false), list([3, 7, 12, 40], true)])).toEqual([3, 12, 40]);
+    expect(candidatesOf([list([1, 3, 5, 10], false), list([3, 7, 12, 40], true)])).toEqual([{ id: 3 }, { id: 12 }, { id: 40 }]);
     // Two ended lists: the smaller one is walked, the other is a plain intersection.
-    expect(candidatesOf([list([2, 4, 6, 8, 10], true), list([4, 9, 10], true), list([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11], false)])).toEqual([4, 10]);
+    expect(candidatesOf([list([2, 4, 6, 8, 10], true), list([4, 9, 10], true), list([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11], false)])).toEqual([{ id: 4 }, { id: 10 }]);
     expect(candidatesOf([list([], true), list([1, 2], false)])).toEqual([]);
+  });
+
+  it("gives every posting the distinct fields that hold its trigram, end sentinels included", () => {
+    const c = { name: "Ana Lima", email: "lima@x.io", phone_number: null, identifier: "ana lima" };
+    const postings = contactPostings(c);
+    const of = (tri: string) => postings.find((p) => p.tri === tri)?.texts;
+    expect(postings.map((p) => p.tri)).toEqual(contactTrigrams(c));
+    expect(of("lim")).toEqual(["ana lima", "lima@x.io"]);
+    expect(of("ana")).toEqual(["ana lima"]);
+    expect(of(`io${END}`)).toEqual(["lima@x.io"]);
+    expect(of(`ma${END}`)).toEqual(["ana lima"]);
+    // Past the cap a trigram is not indexed, but one that is carries every field holding it.
+    const capped = contactPostings(contact("x".repeat(10) + Array.from({ length: 200 }, (_, i) => String.fromCharCode(0x4e00 + i)).join(""), "xxx@y.z"));
+    expect(capped).toHaveLength(MAX_TRIGRAMS);
+    expect(capped[0]).toEqual({ tri: "xxx", texts: [expect.stringMatching(/^x{10}/), "xxx@y.z"] });
+  });
+
+  it("compares texts in order and holds a query only within one field", () => {
+    expect(sameTexts(["a", "b"], ["a", "b"])).toBe(true);
+    expect(sameTexts(["a", "b"], ["b", "a"])).toBe(false);
+    expect(sameTexts(["a"], ["a", "b"])).toBe(false);
+    expect(sameTexts([], [])).toBe(true);
+    expect(textsHold(["ana lima", "lima@x.io"], "a lim")).toBe(true);
+    expect(textsHold(["ana", "lima"], "analima")).toBe(false);
+    expect(textsHold([], "x")).toBe(false);
+  });
+
+  it("decides candidates by their texts; candidates without texts are left to the contacts", () => {
+    const decided = decideByTexts([{ id: 1, texts: ["ana ferreira"] }, { id: 2, texts: ["ferre ira"] }, { id: 3 }, { id: 4, texts: ["x", "joana ferreira"] }], "ferreira");
+    expect(decided).toEqual({ matches: [1, 4], undecided: [3] });
+  });
+
+  it("keeps the ended list's texts with its candidates", () => {
+    const lists = [
+      { ids: new Set([1, 2, 5]), texts: new Map([[1, ["a1"]], [2, ["a2"]], [5, ["a5"]]]), last: 5, done: true },
+      { ids: new Set([2, 3]), texts: new Map([[2, ["b2"]]]), last: 3, done: false },
+    ];
+    // 1 is ruled out (read past, not held); 2 is held; 5 is past what the other list read.
+    expect(candidatesOf(lists)).toEqual([{ id: 2, texts: ["a2"] }, { id: 5, texts: ["a5"] }]);
+  });
+
+  it("reads on the sparsest list: the highest id reached per posting read", () => {
+    const list = (n: number, last: number) => ({ ids: new Set(Array.from({ length: n }, (_, i) => i + 1)), last, done: false });
+    expect(sparsestOf([list(200, 1000), list(200, 5000), list(200, 2500)])).toBe(1);
+    expect(sparsestOf([list(200, 4000), list(100, 2500), list(200, 1000)])).toBe(1);
+    // A tie keeps the first; an empty list counts as one posting.
+    expect(sparsestOf([list(200, 3000), list(200, 3000)])).toBe(0);
+    expect(sparsestOf([list(2, 10), list(0, 0), list(1, 6)])).toBe(2);
   });
 });
