@@ -61,7 +61,9 @@ export const budgets: Readonly<Record<string, CallBudget>> = {
   "conversations.assignments": b(9),
   "conversations.transcript": b(5),
   "messages.list": b(4),
-  "messages.create": b(8),
+  // Throttle, key, one read of account + conversation (+ sender), the id, one read of inbox +
+  // contact, the transaction.
+  "messages.create": b(6),
   "messages.update": b(7),
   // Upload, reports, widget
   "upload.create": b(5, 0, 1),

@@ -7,10 +7,11 @@ import type { Attachment, Conversation, ConversationStore, CounterDelta, Effects
 import { STATUSES } from "../domain/conversations/model.ts";
 import type { ReportIncrement } from "../domain/reports.ts";
 import type { Role } from "../domain/identity.ts";
+import type { Account } from "../domain/accounts.ts";
 import { accountsRepo } from "./accounts-repo.ts";
 import { mainTableName } from "./client.ts";
-import { contactsRepo } from "./contacts-repo.ts";
-import { inboxesRepo } from "./inboxes-repo.ts";
+import { contactsRepo, toContact } from "./contacts-repo.ts";
+import { inboxesRepo, toInbox } from "./inboxes-repo.ts";
 import { getItem, guardConcurrent, newRev, nextAccountScopedId, remember, strip, transact, unchangedSince, type TransactItem } from "./items.ts";
 import { keys, pad, REPORT_SHARDS } from "./keys.ts";
 import { batchGet, prefixRange, queryAll, readRange } from "./query.ts";
@@ -19,6 +20,8 @@ import type { QueryCommandInput } from "@aws-sdk/lib-dynamodb";
 const ID_MAX = 9_999_999_999;
 
 const toConversation = (item: Record<string, unknown>): Conversation => strip<Conversation>(item);
+const toUser = (i: Record<string, unknown>): User => ({ id: Number(i["id"]), name: String(i["name"] ?? ""), email: String(i["email"] ?? "") });
+const isAt = (key: { pk: string; sk: string }) => (i: Record<string, unknown>) => i["pk"] === key.pk && i["sk"] === key.sk;
 const toMessage = (item: Record<string, unknown>): Message => remember(strip<Message>(item), item["rev"]);
 
 const conversationItem = (c: Conversation) => ({
@@ -128,7 +131,29 @@ export const conversationsRepo: ConversationStore = {
 
   async getUsers(userIds) {
     const items = await batchGet(userIds.map((id) => keys.user(id)));
-    return items.map((i) => ({ id: Number(i["id"]), name: String(i["name"] ?? ""), email: String(i["email"] ?? "") }) satisfies User);
+    return items.map(toUser);
+  },
+
+  async getConversationContext(accountId, conversationId, userIds) {
+    const accountKey = keys.account(accountId);
+    const convKey = keys.conversation(accountId, conversationId);
+    const items = await batchGet([accountKey, convKey, ...userIds.map((id) => keys.user(id))], true);
+    const account = items.find(isAt(accountKey));
+    const conversation = items.find(isAt(convKey));
+    return {
+      ...(account ? { account: strip<Account>(account) } : {}),
+      ...(conversation ? { conversation: toConversation(conversation) } : {}),
+      users: items.filter((i) => i !== account && i !== conversation).map(toUser),
+    };
+  },
+
+  async getInboxAndContact(accountId, inboxId, contactId) {
+    const inboxKey = keys.inbox(accountId, inboxId);
+    const contactKey = contactId === undefined ? undefined : keys.contact(accountId, contactId);
+    const items = await batchGet(contactKey ? [inboxKey, contactKey] : [inboxKey], true);
+    const inbox = items.find(isAt(inboxKey));
+    const contact = contactKey ? items.find(isAt(contactKey)) : undefined;
+    return { ...(inbox ? { inbox: toInbox(inbox) } : {}), ...(contact ? { contact: toContact(contact) } : {}) };
   },
 
   async getAttachments(accountId, blobIds) {

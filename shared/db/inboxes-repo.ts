@@ -5,7 +5,7 @@ import { getItem, guardConcurrent, newRev, nextAccountScopedId, remember, strip,
 import { keys } from "./keys.ts";
 import { queryPrefix } from "./query.ts";
 
-const toInbox = (item: Record<string, unknown>): Inbox => remember(strip<Inbox>(item), item["rev"]);
+export const toInbox = (item: Record<string, unknown>): Inbox => remember(strip<Inbox>(item), item["rev"]);
 
 /** Public lookup of a web widget's inbox by its website_token. */
 export const websiteTokenKey = (token: string) => ({ pk: `WEBSITE_TOKEN#${token}`, sk: "WEBSITE_TOKEN" });

@@ -1,6 +1,6 @@
 /** Messages of a conversation: create (an incoming one reopens a resolved or snoozed conversation), update, list. */
 import { changedAttributes } from "../contacts.ts";
-import { ValidationError } from "../errors.ts";
+import { NotFound, ValidationError } from "../errors.ts";
 import type { DomainEvent } from "../../events/outbox.ts";
 import { pageMeta, type Listing, type PageRequest } from "../paging.ts";
 import { dayOf, type ReportIncrement } from "../reports.ts";
@@ -91,16 +91,20 @@ async function createMessageOnce(
   signer: AttachmentFiles | undefined,
 ): Promise<RenderedMessage> {
   const type = input.message_type ?? "outgoing";
-  const convP = requireConversation(store, accountId, conversationId);
-  // The inbox and contact reads start as soon as the conversation is known, beside the others.
-  const [account, conv, users, id, uploaded, [inbox, contact]] = await Promise.all([
-    need(store.getAccount(accountId)),
+  // The account, the conversation and the sender read together; the inbox and the contact (both
+  // named by the event) as soon as the conversation is known, beside the id and the uploads.
+  const contextP = store.getConversationContext(accountId, conversationId, type === "outgoing" ? [userId] : []);
+  const convP = need(contextP.then((c) => c.conversation));
+  const [context, conv, id, uploaded, refs] = await Promise.all([
+    contextP,
     convP,
-    type === "outgoing" ? store.getUsers([userId]) : Promise.resolve([]),
     store.nextId(accountId, "message"),
     input.attachment_ids?.length ? store.getAttachments(accountId, input.attachment_ids) : Promise.resolve([]),
-    convP.then((c) => Promise.all([need(store.getInbox(accountId, c.inbox_id)), type === "incoming" ? store.getContact(accountId, c.contact_id) : Promise.resolve(undefined)])),
+    convP.then((c) => store.getInboxAndContact(accountId, c.inbox_id, type === "incoming" ? c.contact_id : undefined)),
   ]);
+  const { account, users } = context;
+  const { inbox, contact } = refs;
+  if (!account || !inbox) throw new NotFound();
   if (input.attachment_ids?.length && uploaded.length !== new Set(input.attachment_ids).size) {
     throw ValidationError.field("attachment_ids", "invalid", "contains an unknown upload");
   }

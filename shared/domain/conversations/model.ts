@@ -127,6 +127,10 @@ export interface ConversationStore {
   getContact(accountId: number, contactId: number): Promise<Contact | undefined>;
   getContacts(accountId: number, contactIds: readonly number[]): Promise<Contact[]>;
   getUsers(userIds: readonly number[]): Promise<User[]>;
+  /** The account, the conversation and the given users in one strongly consistent read. */
+  getConversationContext(accountId: number, conversationId: number, userIds: readonly number[]): Promise<{ account?: Account; conversation?: Conversation; users: User[] }>;
+  /** An inbox and, when asked, a contact in one read. */
+  getInboxAndContact(accountId: number, inboxId: number, contactId?: number): Promise<{ inbox?: Inbox; contact?: Contact }>;
   findRole(accountId: number, userId: number): Promise<Role | undefined>;
   getAttachments(accountId: number, blobIds: readonly number[]): Promise<Attachment[]>;
 
