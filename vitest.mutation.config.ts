@@ -16,6 +16,12 @@ export default defineConfig({
       "test/unit/webhook-*.test.ts",
       "test/unit/checkout-*.test.ts",
       "test/unit/paging.test.ts",
+      "test/integration/ratelimit-limiter.test.ts",
+      "test/integration/checkout.test.ts",
+      "test/integration/checkout-subscribe.test.ts",
+      "test/integration/webhook-deliveries.test.ts",
+      "test/integration/delivery-log-first.test.ts",
+      "test/integration/delivery-metrics.test.ts",
     ],
   },
 });
