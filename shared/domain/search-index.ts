@@ -20,7 +20,11 @@ export const MAX_TRIGRAMS = 90;
 /** End-of-field sentinel; control characters are removed from indexed text and queries. */
 export const END = "\u0001";
 /** How many of a long query's trigrams are read (spread over the query). */
-export const QUERY_TRIGRAMS = 3;
+/**
+ * How many of a long query's trigrams are looked up (spread over the query, first and last
+ * included): a first page of each is read in parallel, so more of them find a short list sooner.
+ */
+export const QUERY_TRIGRAMS = 6;
 
 export interface SearchableContact {
   readonly name: string | null;

@@ -189,10 +189,10 @@ describe("contact search", () => {
   });
 
   it("reads postings and the real candidates, never the account's contacts", async () => {
-    // 330 contacts: "Bulk <i>" unless i is a multiple of 3 ("Solo <i>"). "bulk 13" reads the lists
-    // of "bul" and "lk " (220 postings each: more than a page) and " 13" (11: 13 and 130-139,
-    // Bulk and Solo alike). The two long lists, read up to their first page, rule out Solo 132,
-    // 135 and 138: only the 8 real matches are fetched.
+    // 330 contacts: "Bulk <i>" unless i is a multiple of 3 ("Solo <i>"). "bulk 13" reads a first
+    // page of the lists of its 5 trigrams; " 13" (11 postings: 13 and 130-139, Bulk and Solo alike)
+    // ends there. Its postings' texts rule out Solo 132, 135 and 138: only the 8 real matches are
+    // fetched, to be sorted by name.
     const f = await seedBulkAccount("Search at scale", 330);
     let res: Awaited<ReturnType<typeof search>> | undefined;
     const calls = await recordCalls(async () => (res = await search(f, { q: "bulk 13", sort: "name" })));
