@@ -82,28 +82,27 @@ async function getItemMedian(doc: DynamoDBDocumentClient, table: string, account
 }
 
 /**
- * A bare TransactWriteItems shaped like message create's (message put, conversation update, two
- * report counters, contact touch, outbox put): the emulator's own cost of the write.
+ * A bare TransactWriteItems shaped and sized like message create's (message put, conversation
+ * update with its last message, the account's and the inbox's report day, contact touch, outbox
+ * put of the event): the emulator's own cost of the write.
  */
-async function transactMedian(doc: DynamoDBDocumentClient, table: string, accountId: number): Promise<{ p50: number; p99: number }> {
-  const samples = await sampleMs(
-    225,
-    (i) =>
-      doc.send(
-        new TransactWriteCommand({
-          TransactItems: [
-            { Put: { TableName: table, Item: { pk: `BENCH#${accountId}`, sk: `MSG#${i}`, content: "x".repeat(200) }, ConditionExpression: "attribute_not_exists(pk)" } },
-            { Update: { TableName: table, Key: { pk: `BENCH#${accountId}`, sk: "CONV" }, UpdateExpression: "SET t = :t ADD n :one", ExpressionAttributeValues: { ":t": i, ":one": 1 } } },
-            { Update: { TableName: table, Key: { pk: `BENCH#${accountId}`, sk: "DAY#a" }, UpdateExpression: "ADD n :one", ExpressionAttributeValues: { ":one": 1 } } },
-            { Update: { TableName: table, Key: { pk: `BENCH#${accountId}`, sk: "DAY#i" }, UpdateExpression: "ADD n :one", ExpressionAttributeValues: { ":one": 1 } } },
-            { Update: { TableName: table, Key: keys.contact(accountId, 1), UpdateExpression: "SET bench_t = :t", ExpressionAttributeValues: { ":t": i } } },
-            { Put: { TableName: table, Item: { pk: `BENCH_OUTBOX#${i}`, sk: "OUTBOX", payload: "y".repeat(600) } } },
-          ],
-        }),
-      ),
-    25,
+function transact6(doc: DynamoDBDocumentClient, table: string, accountId: number, i: number) {
+  return doc.send(
+    new TransactWriteCommand({
+      TransactItems: [
+        { Put: { TableName: table, Item: { pk: `BENCH#${accountId}`, sk: `MSG#${i}`, content: "x".repeat(200) }, ConditionExpression: "attribute_not_exists(pk)" } },
+        { Update: { TableName: table, Key: { pk: `BENCH#${accountId}`, sk: "CONV" }, UpdateExpression: "SET t = :t, lm = :lm ADD n :one", ExpressionAttributeValues: { ":t": i, ":lm": "m".repeat(400), ":one": 1 } } },
+        { Update: { TableName: table, Key: { pk: `BENCH#${accountId}`, sk: "DAY#a" }, UpdateExpression: "ADD n :one", ExpressionAttributeValues: { ":one": 1 } } },
+        { Update: { TableName: table, Key: { pk: `BENCH#${accountId}`, sk: "DAY#i" }, UpdateExpression: "ADD n :one", ExpressionAttributeValues: { ":one": 1 } } },
+        { Update: { TableName: table, Key: keys.contact(accountId, 1), UpdateExpression: "SET bench_t = :t", ExpressionAttributeValues: { ":t": i } } },
+        { Put: { TableName: table, Item: { pk: `BENCH_OUTBOX#${i}`, sk: "OUTBOX", payload: "y".repeat(800) } } },
+      ],
+    }),
   );
-  return p50p99(samples);
+}
+
+async function transactMedian(doc: DynamoDBDocumentClient, table: string, accountId: number): Promise<{ p50: number; p99: number }> {
+  return p50p99(await sampleMs(225, (i) => transact6(doc, table, accountId, i), 25));
 }
 
 /** p50/p99 of `fn` over `n` sequential runs after 20 warm-up runs. */
@@ -113,16 +112,25 @@ const sample = async (n: number, fn: (i: number) => Promise<unknown>) => p50p99(
  * Per-route floors: the bare DynamoDB calls each measured route cannot avoid, whatever the code
  * around them, timed in the same run. An API-key request reads the key item and the membership
  * (one BatchGetItem of 2 keys); then
- *   - message create reads the conversation and writes the message with its outbox event in one
- *     TransactWriteItems (the outbox rule: the event is written with the change, so never fewer
- *     than those 2 items);
- *   - a search reads one page of postings (one Query) and the contacts of the page (one
- *     BatchGetItem: 1 contact for the selective query, a full page of 25 for the common one);
+ *   - message create (incoming) reads the conversation (it must exist; its inbox, contact and
+ *     status decide the rest), then the inbox and the contact, which its event names, and writes
+ *     in one TransactWriteItems what the contract keeps in step with the message: the message, the
+ *     conversation (last activity, count), the account's and the inbox's report day, the contact's
+ *     last activity and the outbox event (the event is written with the change): 6 items, shaped
+ *     and sized like the real ones;
+ *   - a search reads the posting list that holds its matches, whole (an exact `meta.count` counts
+ *     every match: ~400 postings for the common queries, "rre" for `ferreira` with the texts that
+ *     decide them, "lim" for `lim`), then the contacts of the page (one BatchGetItem: 1 for the
+ *     selective query, 25 for the common ones);
  *   - conversations/meta reads its counter items (one BatchGetItem).
+ * Two references beside them: the least any design of message create sends (the conversation read
+ * and a 2-item transaction, message and outbox event), and a common search that counted nothing
+ * (one Query of a page of 26).
  * No HTTP, no handler, no validation: if a floor is over a goal, so is the route.
  */
-async function floors(doc: DynamoDBDocumentClient, table: string, accountId: number) {
+async function floors(doc: DynamoDBDocumentClient, table: string, accountId: number, conv: { id: number; inboxId: number }) {
   const get = (i: number) => doc.send(new GetCommand({ TableName: table, Key: keys.contact(accountId, 1 + (i % CONTACTS)) }));
+  const batchGetKeys = (Keys: { pk: string; sk: string }[]) => doc.send(new BatchGetCommand({ RequestItems: { [table]: { Keys, ConsistentRead: true } } }));
   const batchGet = (i: number, n: number) =>
     doc.send(new BatchGetCommand({ RequestItems: { [table]: { Keys: Array.from({ length: n }, (_, j) => keys.contact(accountId, 1 + ((i + j) % CONTACTS))) } } }));
   const auth = (i: number) =>
@@ -146,13 +154,39 @@ async function floors(doc: DynamoDBDocumentClient, table: string, accountId: num
         Limit: limit,
       }),
     );
+  /** One whole posting list (every page), with its texts or keys only. */
+  const postingList = async (tri: string, texts: boolean) => {
+    let start: Record<string, unknown> | undefined;
+    let n = 0;
+    do {
+      const out = await doc.send(
+        new QueryCommand({
+          TableName: table,
+          KeyConditionExpression: "pk = :pk AND sk BETWEEN :lo AND :hi",
+          ExpressionAttributeValues: { ":pk": keys.contactTrigramPartition(accountId, tri[0]!).pk, ":lo": `${tri}#`, ":hi": `${tri}#\u{10FFFF}` },
+          ProjectionExpression: texts ? "sk, tx" : "sk",
+          ExclusiveStartKey: start,
+        }),
+      );
+      n += out.Items?.length ?? 0;
+      start = out.LastEvaluatedKey;
+    } while (start);
+    return n;
+  };
+  if ((await postingList("rre", true)) < CONTACTS / LAST.length) throw new Error("the posting list of rre should hold every ferreira");
   return {
     getItem: await sample(200, get),
     transact2: await sample(200, transact2),
-    messageCreate: await sample(200, async (i) => {
+    messageCreateAnyDesign: await sample(200, async (i) => {
       await auth(i);
       await get(i + 2);
       await transact2(i);
+    }),
+    messageCreate: await sample(200, async (i) => {
+      await auth(i);
+      await batchGetKeys([keys.conversation(accountId, conv.id), keys.account(accountId)]);
+      await batchGetKeys([keys.inbox(accountId, conv.inboxId), keys.contact(accountId, 1)]);
+      await transact6(doc, table, accountId, 10_000 + i);
     }),
     searchSelective: await sample(200, async (i) => {
       await auth(i);
@@ -160,6 +194,16 @@ async function floors(doc: DynamoDBDocumentClient, table: string, accountId: num
       await batchGet(i * 37, 1);
     }),
     searchCommon: await sample(200, async (i) => {
+      await auth(i);
+      await postingList("rre", true);
+      await batchGet(i * 37, 25);
+    }),
+    searchShort: await sample(200, async (i) => {
+      await auth(i);
+      await postingList("lim", false);
+      await batchGet(i * 37, 25);
+    }),
+    searchCommonUncounted: await sample(200, async (i) => {
       await auth(i);
       await query(26);
       await batchGet(i * 37, 25);
@@ -171,7 +215,7 @@ async function floors(doc: DynamoDBDocumentClient, table: string, accountId: num
   };
 }
 
-type FloorName = "messageCreate" | "searchSelective" | "searchCommon" | "meta";
+type FloorName = "messageCreate" | "searchSelective" | "searchCommon" | "searchShort" | "meta";
 
 interface Row {
   readonly name: string;
@@ -229,7 +273,7 @@ async function run(sandbox: Sandbox): Promise<void> {
   console.log(`bare GetItem (before): p50 ${getItemBefore.p50.toFixed(2)} ms, p99 ${getItemBefore.p99.toFixed(2)} ms`);
   const tx = await transactMedian(doc, table, info.accountId);
   console.log(`bare TransactWriteItems (6 items): p50 ${tx.p50.toFixed(2)} ms, p99 ${tx.p99.toFixed(2)} ms`);
-  const floor = await floors(doc, table, info.accountId);
+  const floor = await floors(doc, table, info.accountId, { id: conv.id, inboxId: inbox.id });
 
   // An e-mail fragment of one contact: "<first><i>@".
   const selective = (i: number) => {
@@ -261,7 +305,7 @@ async function run(sandbox: Sandbox): Promise<void> {
     measured.push(await load(`contact search, common q (~${Math.round(CONTACTS / LAST.length)} matches)`, "searchCommon", { ...searchCommon, connections }));
     if (connections === 1) {
       measured.push(await load("contact search, common q, sort=name", "searchCommon", { ...searchCommonByName, connections }));
-      measured.push(await load(`contact search, common 3-character q (~${Math.round(CONTACTS / LAST.length)} matches)`, "searchCommon", { ...searchCommonShort, connections }));
+      measured.push(await load(`contact search, common 3-character q (~${Math.round(CONTACTS / LAST.length)} matches)`, "searchShort", { ...searchCommonShort, connections }));
     }
     measured.push(await load("message create", "messageCreate", { ...messageCreate, connections }));
     measured.push(await load("conversations/meta", "meta", { ...meta, connections }));
@@ -290,9 +334,12 @@ async function run(sandbox: Sandbox): Promise<void> {
       bare("bare DynamoDB GetItem (lower of before/after)", getItem, "1x"),
       bare("bare TransactWriteItems, 6 items", tx, `${round(tx.p50 / b, 1)}x`),
       bare("bare TransactWriteItems, 2 items", floor.transact2, x(floor.transact2.p50)),
-      bare("floor: message create (auth + Get + tx 2)", floor.messageCreate, x(floor.messageCreate.p50)),
+      bare("floor: message create (auth, conversation, inbox + contact, tx 6)", floor.messageCreate, x(floor.messageCreate.p50)),
       bare("floor: selective search (auth + Query + BatchGet 1)", floor.searchSelective, x(floor.searchSelective.p50)),
-      bare("floor: common search (auth + Query + BatchGet 25)", floor.searchCommon, x(floor.searchCommon.p50)),
+      bare("floor: common search (auth + the matches' postings + BatchGet 25)", floor.searchCommon, x(floor.searchCommon.p50)),
+      bare("floor: 3-character search (auth + its posting list + BatchGet 25)", floor.searchShort, x(floor.searchShort.p50)),
+      bare("reference: message create, any design (auth + Get + tx 2)", floor.messageCreateAnyDesign, x(floor.messageCreateAnyDesign.p50)),
+      bare("reference: a search counting nothing (auth + Query 26 + BatchGet 25)", floor.searchCommonUncounted, x(floor.searchCommonUncounted.p50)),
       bare("floor: conversations/meta (auth + BatchGet)", floor.meta, x(floor.meta.p50)),
     ],
     { trimEnd: true },
