@@ -44,7 +44,9 @@ export const budgets: Readonly<Record<string, CallBudget>> = {
   // Contacts
   "contacts.list": b(4),
   "contacts.create": b(5),
-  "contacts.search": b(6),
+  // Throttle (2), key, a first page of up to 6 posting lists in parallel, one list read on when
+  // none ended there, the page's contacts (a query of 4+ characters; a shorter one reads 1 list).
+  "contacts.search": b(11),
   "contacts.show": b(3),
   // The update's transaction, then one transaction deleting the postings the new name drops
   // (kept out of the first so that concurrent updates of one contact hold it for less).

@@ -132,7 +132,7 @@ const requests: Partial<Record<RouteId, () => Call>> = {
   "webhooks.recover": () => ({ params: { account_id: a.accountId, webhook_id: ids.webhook }, key: a.adminKey, body: { since: 1 } }),
   "contacts.list": () => ({ params: { account_id: a.accountId }, key: a.agentKey }),
   "contacts.create": () => ({ params: { account_id: a.accountId }, key: a.agentKey, body: { name: "New Person", email: "new@example.com" } }),
-  "contacts.search": () => ({ params: { account_id: a.accountId }, key: a.agentKey, query: { q: "acme" } }),
+  "contacts.search": () => ({ params: { account_id: a.accountId }, key: a.agentKey, query: { q: "acme buyer" } }),
   "contacts.show": () => ({ params: { account_id: a.accountId, contact_id: ids.contact }, key: a.agentKey }),
   "contacts.update": () => ({ params: { account_id: a.accountId, contact_id: ids.contact }, key: a.agentKey, body: { name: "Acme Buyer Zero", email: "zero@example.com" } }),
   "contacts.replace": () => ({ params: { account_id: a.accountId, contact_id: ids.contact }, key: a.agentKey, body: { name: "Acme Buyer 0" } }),
