@@ -5,6 +5,7 @@
  *   npm run admin -- plans:list                every plan (published or not)
  *   npm run admin -- coupons:put <file.json>   create or update coupons (redemption counts kept)
  *   npm run admin -- coupons:list              every coupon with its redemptions
+ *   npm run admin -- search:reindex            give older search postings the fields they index
  *
  * Target: the running sandbox (its DynamoDB Local and table, from <data dir>/sandbox.json; the
  * data dir is SANDBOX_DATA_DIR or `.data`, or `--data-dir <dir>`), or a deployed table with
@@ -15,6 +16,8 @@ import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { resetConfig } from "../shared/config.ts";
 import { catalogRepo, listCoupons, putCoupon, putPlan } from "../shared/db/catalog-repo.ts";
+import { addPostingTexts, scanContacts } from "../shared/db/contacts-repo.ts";
+import { contactPostings } from "../shared/domain/search-index.ts";
 import { CatalogFileError, readCouponsFile, readPlansFile } from "../infra/catalog-files.ts";
 import { LOCAL_CREDENTIALS } from "../infra/local/dynamo.ts";
 
@@ -25,6 +28,8 @@ commands:
   plans:list                list every plan
   coupons:put <file.json>   create or update the coupons in the file (redemption counts are kept)
   coupons:list              list every coupon
+  search:reindex            give search postings written before postings carried the contact's
+                            fields those fields (once after upgrading; safe beside live traffic)
 
 options:
   --data-dir <dir>          sandbox data directory (default: $SANDBOX_DATA_DIR or .data)
@@ -63,7 +68,7 @@ export function parseArgs(argv: readonly string[], env: NodeJS.ProcessEnv = proc
   }
   const [command, file, extra] = rest;
   if (!command) throw new UsageError("");
-  if (!["plans:put", "plans:list", "coupons:put", "coupons:list"].includes(command)) throw new UsageError(`unknown command ${command}`);
+  if (!["plans:put", "plans:list", "coupons:put", "coupons:list", "search:reindex"].includes(command)) throw new UsageError(`unknown command ${command}`);
   const needsFile = command.endsWith(":put");
   if (needsFile && !file) throw new UsageError(`${command} needs a JSON file`);
   if ((!needsFile && file) || extra) throw new UsageError(`unexpected argument ${extra ?? file}`);
@@ -118,6 +123,20 @@ export async function runAdmin(argv: readonly string[], print: (line: string) =>
         const coupons = readCouponsFile(opts.file!);
         for (const c of coupons) await putCoupon(c);
         print(`${coupons.length} coupon(s) written to ${where}: ${coupons.map((c) => c.code).join(", ")}`);
+        return;
+      }
+      case "search:reindex": {
+        let contacts = 0;
+        let written = 0;
+        await scanContacts(async (page) => {
+          contacts += page.length;
+          // A few contacts at a time: each is up to 90 small conditional writes.
+          for (let i = 0; i < page.length; i += 8) {
+            const counts = await Promise.all(page.slice(i, i + 8).map((c) => addPostingTexts(c, contactPostings(c))));
+            written += counts.reduce((a, b) => a + b, 0);
+          }
+        });
+        print(`${contacts} contact(s) read in ${where}; ${written} search posting(s) given their fields`);
         return;
       }
       case "plans:list": {

@@ -1,5 +1,5 @@
 /** Contacts, their uniqueness markers and their search postings (shared/domain/search-index.ts). */
-import { DeleteCommand, QueryCommand, TransactWriteCommand } from "@aws-sdk/lib-dynamodb";
+import { DeleteCommand, QueryCommand, ScanCommand, TransactWriteCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import type { Contact, ContactStore } from "../domain/contacts.ts";
 import { ValidationError } from "../domain/errors.ts";
 import type { DomainEvent } from "../events/outbox.ts";
@@ -197,6 +197,53 @@ async function searchCandidates(accountId: number, plan: SearchPlan): Promise<Se
   if (first) return first;
   await readList(lists[sparsestOf(lists)]!, plan.texts);
   return candidatesOf(lists)!;
+}
+
+/**
+ * Gives the postings of a contact that were written before postings carried their fields (`tx`)
+ * those fields. Only an existing posting without them is written (a posting deleted or rewritten
+ * by a concurrent update is left alone), so it is safe to run beside live traffic and to run
+ * again. Returns how many postings were given their fields.
+ */
+export async function addPostingTexts(contact: Contact, postings: readonly TrigramPosting[]): Promise<number> {
+  let written = 0;
+  for (const p of postings) {
+    try {
+      await db().send(
+        new UpdateCommand({
+          TableName: mainTableName(),
+          Key: keys.contactTrigram(contact.account_id, p.tri, contact.id),
+          UpdateExpression: "SET tx = :tx",
+          ConditionExpression: "attribute_exists(pk) AND attribute_not_exists(tx)",
+          ExpressionAttributeValues: { ":tx": [...p.texts] },
+        }),
+      );
+      written++;
+    } catch (err) {
+      if (!isConditionalFailure(err)) throw err;
+    }
+  }
+  return written;
+}
+
+/**
+ * Every contact of the table, a Scan page at a time (for the operator's re-index command, never a
+ * route): `onPage` gets each page's contacts before the next page is read.
+ */
+export async function scanContacts(onPage: (contacts: Contact[]) => Promise<void>): Promise<void> {
+  let start: Item | undefined;
+  do {
+    const out = await db().send(
+      new ScanCommand({
+        TableName: mainTableName(),
+        FilterExpression: "entity = :e",
+        ExpressionAttributeValues: { ":e": "contact" },
+        ExclusiveStartKey: start,
+      }),
+    );
+    await onPage((out.Items ?? []).map(toContact));
+    start = out.LastEvaluatedKey;
+  } while (start);
 }
 
 export const contactsRepo: ContactStore = {

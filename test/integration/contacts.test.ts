@@ -1,4 +1,8 @@
-import { beforeAll, describe, expect, it } from "vitest";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { beforeAll, describe, expect, inject, it } from "vitest";
+import { runAdmin } from "../../tools/admin.ts";
 import { invoke } from "../support/api.ts";
 import { makeAccount, type AccountFixture } from "../support/fixtures.ts";
 import { outboxOf } from "../support/outbox.ts";
@@ -303,6 +307,25 @@ describe("contact search", () => {
       expect(idsOf(first)).toEqual(matches.slice(0, 25));
       expect(first.json.meta).toMatchObject({ count: matches.length, has_more: true });
       expect(idsOf(third)).toEqual(matches.slice(50, 75));
+
+      // The operator's re-index gives them their fields: then only the page's contacts are read.
+      const dataDir = mkdtempSync(join(tmpdir(), "conversa-reindex-"));
+      writeFileSync(join(dataDir, "sandbox.json"), JSON.stringify({ dynamoEndpoint: inject("dynamoEndpoint"), tableName: mainTableName() }));
+      const printed: string[] = [];
+      await runAdmin(["search:reindex", "--data-dir", dataDir], (line) => printed.push(line));
+      const again: string[] = [];
+      await runAdmin(["search:reindex", "--data-dir", dataDir], (line) => again.push(line));
+
+      expect(printed.join("\n")).toMatch(/search posting\(s\) given their fields/);
+      expect(Number(/; (\d+) search posting/.exec(printed.join(""))![1])).toBeGreaterThan(330 * 5);
+      expect(again.join("")).toMatch(/; 0 search posting\(s\)/);
+      const posting = await db().send(new GetCommand({ TableName: mainTableName(), Key: keys.contactTrigram(f.accountId, "bul", 1) }));
+      expect(posting.Item?.["tx"]).toEqual(["bulk 1"]);
+      let after: Awaited<ReturnType<typeof search>> | undefined;
+      const calls = await recordCalls(async () => (after = await search(f, { q: "bulk 1", page: "3" })));
+      expect(idsOf(after!)).toEqual(matches.slice(50, 75));
+      expect(after!.json.meta.count).toBe(matches.length);
+      expect(contactKeysRead(f, calls)).toBe(26);
     });
 
     it("rewrites the postings whose fields changed: an old name is not found through kept trigrams", async () => {
