@@ -32,12 +32,14 @@ export const encodeCursor = (afterId: number): string => Buffer.from(JSON.string
 
 /** The id a cursor stands for, or undefined when it is not one of ours. */
 export function decodeCursor(cursor: string): number | undefined {
+  let after: unknown;
   try {
-    const v = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8")) as { after?: unknown };
-    return typeof v.after === "number" && Number.isSafeInteger(v.after) && v.after >= 0 ? v.after : undefined;
+    ({ after } = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8")) as { after?: unknown });
   } catch {
-    return undefined;
+    // Not JSON, or JSON null: not a cursor.
   }
+  // Number.isSafeInteger is false for anything that is not a number.
+  return Number.isSafeInteger(after) && (after as number) >= 0 ? (after as number) : undefined;
 }
 
 /** How many items to skip for `page` (a cursor replaces the page offset). */
