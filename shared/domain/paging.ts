@@ -28,7 +28,9 @@ export interface PageMeta {
   readonly next_cursor: string | null;
 }
 
-export const encodeCursor = (afterId: number): string => Buffer.from(JSON.stringify({ after: afterId })).toString("base64url");
+export function encodeCursor(afterId: number): string {
+  return Buffer.from(JSON.stringify({ after: afterId })).toString("base64url");
+}
 
 /** The id a cursor stands for, or undefined when it is not one of ours. */
 export function decodeCursor(cursor: string): number | undefined {
@@ -43,7 +45,9 @@ export function decodeCursor(cursor: string): number | undefined {
 }
 
 /** How many items to skip for `page` (a cursor replaces the page offset). */
-export const skipFor = (req: PageRequest): number => (req.afterId !== undefined ? 0 : (req.page - 1) * req.per);
+export function skipFor(req: PageRequest): number {
+  return req.afterId !== undefined ? 0 : (req.page - 1) * req.per;
+}
 
 export function pageMeta<T>(count: number, req: PageRequest, page: Page<T>): PageMeta {
   return {
