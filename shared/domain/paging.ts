@@ -28,20 +28,26 @@ export interface PageMeta {
   readonly next_cursor: string | null;
 }
 
-export const encodeCursor = (afterId: number): string => Buffer.from(JSON.stringify({ after: afterId })).toString("base64url");
+export function encodeCursor(afterId: number): string {
+  return Buffer.from(JSON.stringify({ after: afterId })).toString("base64url");
+}
 
 /** The id a cursor stands for, or undefined when it is not one of ours. */
 export function decodeCursor(cursor: string): number | undefined {
+  let after: unknown;
   try {
-    const v = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8")) as { after?: unknown };
-    return typeof v.after === "number" && Number.isSafeInteger(v.after) && v.after >= 0 ? v.after : undefined;
+    ({ after } = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8")) as { after?: unknown });
   } catch {
-    return undefined;
+    // Not JSON, or JSON null: not a cursor.
   }
+  // Number.isSafeInteger is false for anything that is not a number.
+  return Number.isSafeInteger(after) && (after as number) >= 0 ? (after as number) : undefined;
 }
 
 /** How many items to skip for `page` (a cursor replaces the page offset). */
-export const skipFor = (req: PageRequest): number => (req.afterId !== undefined ? 0 : (req.page - 1) * req.per);
+export function skipFor(req: PageRequest): number {
+  return req.afterId !== undefined ? 0 : (req.page - 1) * req.per;
+}
 
 export function pageMeta<T>(count: number, req: PageRequest, page: Page<T>): PageMeta {
   return {

@@ -25,30 +25,26 @@ export function allowList(entries: readonly string[]): AllowList {
   }
   return {
     size,
+    /** Not an IP (or an empty list): false, as BlockList.check answers for anything it cannot parse. */
     has(ip: string): boolean {
-      if (size === 0) return false;
       const address = normalizeIp(ip);
-      const version = isIP(address);
-      if (version === 0) return false;
-      return list.check(address, version === 4 ? "ipv4" : "ipv6");
+      return list.check(address, isIP(address) === 4 ? "ipv4" : "ipv6");
     },
   };
 }
 
-/** The eight 16-bit groups of an IPv6 address (embedded dotted IPv4 allowed). */
-function ipv6Groups(ip: string): number[] {
-  let text = ip;
-  const dotted = /(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(text);
-  if (dotted) {
-    const [a, b, c, d] = dotted.slice(1).map(Number) as [number, number, number, number];
-    text = `${text.slice(0, dotted.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
-  }
-  const [head, tail] = text.split("::") as [string, string | undefined];
-  const parse = (s: string) => (s ? s.split(":").map((g) => parseInt(g, 16)) : []);
+/**
+ * The first four 16-bit groups (the /64) of a valid IPv6 address. A zone (`fe80::1%eth0`) is not
+ * part of the address. An embedded dotted IPv4 (`64:ff9b::192.0.2.1`) is the last two groups, always
+ * outside the /64: it only counts as two groups here.
+ */
+function ipv6Prefix64(ip: string): number[] {
+  const [address] = ip.split("%") as [string];
+  const [head, tail] = address.split("::") as [string, string | undefined];
+  const parse = (s: string | undefined) => (s ? s.split(":").flatMap((g) => (g.includes(".") ? [0, 0] : [parseInt(g, 16)])) : []);
   const left = parse(head);
-  const right = tail === undefined ? [] : parse(tail);
-  const fill = tail === undefined ? [] : new Array<number>(8 - left.length - right.length).fill(0);
-  return [...left, ...fill, ...right];
+  const right = parse(tail);
+  return [...left, ...new Array<number>(8 - left.length - right.length).fill(0), ...right].slice(0, 4);
 }
 
 /**
@@ -58,6 +54,5 @@ function ipv6Groups(ip: string): number[] {
 export function ipSubject(ip: string): string {
   const address = normalizeIp(ip);
   if (isIP(address) !== 6) return address;
-  const groups = ipv6Groups(address).slice(0, 4);
-  return `${groups.map((g) => g.toString(16)).join(":")}::/64`;
+  return `${ipv6Prefix64(address).map((g) => g.toString(16)).join(":")}::/64`;
 }

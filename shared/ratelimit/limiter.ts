@@ -87,7 +87,8 @@ export class Limiter {
     const slice = sliceIndex(nowMs, spec);
     const oldest = oldestCounted(slice, spec);
     const counts = await this.store.hitSliding(id, slice, oldest - 1, slidingExpiresAt(slice, spec));
-    const stale = [...counts.keys()].filter((s) => s < oldest - 1);
+    // Slices older than the oldest counted one no longer count (the store already removed `oldest - 1`).
+    const stale = [...counts.keys()].filter((s) => s < oldest);
     if (stale.length) await this.store.dropSlices(id, stale);
     const n = slidingCount(counts, slice, spec);
     return {

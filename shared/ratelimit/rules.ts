@@ -9,6 +9,7 @@
  *   "closed": it is refused with 503 and Retry-After.
  */
 import type { Config } from "../config.ts";
+import type { SlidingSpec } from "./window.ts";
 
 export type KeyKind = "ip" | "account" | "api_key" | "email";
 
@@ -49,7 +50,9 @@ export const RULE_NAMES = [
 
 export type RuleName = (typeof RULE_NAMES)[number];
 
-export const isRuleName = (name: string): name is RuleName => (RULE_NAMES as readonly string[]).includes(name);
+export function isRuleName(name: string): name is RuleName {
+  return (RULE_NAMES as readonly string[]).includes(name);
+}
 
 const MINUTE = 60;
 const HOUR = 3600;
@@ -66,24 +69,13 @@ type Limits = Pick<
   | "RATE_LIMIT_CONVERSATIONS_META"
 >;
 
-const general = (name: RuleName, limit: number, windowSeconds: number, key: KeyKind): Rule => ({
-  name,
-  limit,
-  windowSeconds,
-  key,
-  algorithm: "fixed",
-  failure: "open",
-});
+function general(name: RuleName, limit: number, windowSeconds: number, key: KeyKind): Rule {
+  return { name, limit, windowSeconds, key, algorithm: "fixed", failure: "open" };
+}
 
-const security = (name: RuleName, limit: number, windowSeconds: number, key: KeyKind): Rule => ({
-  name,
-  limit,
-  windowSeconds,
-  key,
-  algorithm: "sliding",
-  failure: "closed",
-  slices: SLIDING_SLICES,
-});
+function security(name: RuleName, limit: number, windowSeconds: number, key: KeyKind): Rule {
+  return { name, limit, windowSeconds, key, algorithm: "sliding", failure: "closed", slices: SLIDING_SLICES };
+}
 
 export function buildRules(c: Limits): Readonly<Record<RuleName, Rule>> {
   return {
@@ -116,7 +108,9 @@ export function buildRules(c: Limits): Readonly<Record<RuleName, Rule>> {
 }
 
 /** Window of a rule's `RateLimit-Policy` and, for sliding rules, the slice spec. */
-export const slidingSpec = (rule: Rule) => ({ windowSeconds: rule.windowSeconds, slices: rule.slices ?? SLIDING_SLICES });
+export function slidingSpec(rule: Rule): SlidingSpec {
+  return { windowSeconds: rule.windowSeconds, slices: rule.slices ?? SLIDING_SLICES };
+}
 
 /** What is wrong with a route's `throttle` list (unknown or duplicate names, keys the route cannot give). */
 export function routeRuleProblems(

@@ -11,7 +11,9 @@
  * slice later than a perfect sliding log would forget it.
  */
 
-export const seconds = (ms: number): number => ms / 1000;
+export function seconds(ms: number): number {
+  return ms / 1000;
+}
 
 export interface FixedWindow {
   /** Start and end in epoch seconds; the window is [start, end). */
@@ -34,14 +36,18 @@ export interface SlidingSpec {
   readonly slices: number;
 }
 
-export const sliceSeconds = (s: SlidingSpec): number => s.windowSeconds / s.slices;
+export function sliceSeconds(s: SlidingSpec): number {
+  return s.windowSeconds / s.slices;
+}
 
 export function sliceIndex(nowMs: number, spec: SlidingSpec): number {
   return Math.floor(seconds(nowMs) / sliceSeconds(spec));
 }
 
 /** Oldest slice still counted when the current slice is `current`. */
-export const oldestCounted = (current: number, spec: SlidingSpec): number => current - spec.slices;
+export function oldestCounted(current: number, spec: SlidingSpec): number {
+  return current - spec.slices;
+}
 
 /** Requests counted at slice `current`: the sum over [current - slices, ∞) (later slices: clock skew). */
 export function slidingCount(counts: ReadonlyMap<number, number>, current: number, spec: SlidingSpec): number {
@@ -56,19 +62,23 @@ export function slidingCount(counts: ReadonlyMap<number, number>, current: numbe
  * counts so far (nothing else arriving): the request passes when the counted sum + 1 <= limit.
  */
 export function slidingReopensAt(counts: ReadonlyMap<number, number>, current: number, spec: SlidingSpec, limit: number): number {
-  for (let next = current + 1; next <= current + spec.slices + 1; next++) {
-    if (slidingCount(counts, next, spec) + 1 <= limit) return next * sliceSeconds(spec);
-  }
-  return (current + spec.slices + 1) * sliceSeconds(spec);
+  // From `current + slices + 1` on, no slice counted now is counted any more: only a later slice
+  // (written by a container whose clock runs ahead) could still be full, and it is not waited for.
+  const last = current + spec.slices + 1;
+  let next = current + 1;
+  while (next < last && slidingCount(counts, next, spec) + 1 > limit) next++;
+  return next * sliceSeconds(spec);
 }
 
 /** When the oldest counted slice that holds requests stops being counted (quota restored). */
 export function slidingResetAt(counts: ReadonlyMap<number, number>, current: number, spec: SlidingSpec): number {
   const from = oldestCounted(current, spec);
   let oldest = current;
-  for (const [slice, n] of counts) if (n > 0 && slice >= from && slice < oldest) oldest = slice;
+  for (const [slice, n] of counts) if (n > 0 && slice >= from) oldest = Math.min(oldest, slice);
   return (oldest + spec.slices + 1) * sliceSeconds(spec);
 }
 
 /** When a counter item of slice `current` stops mattering (its TTL). */
-export const slidingExpiresAt = (current: number, spec: SlidingSpec): number => (current + spec.slices + 1) * sliceSeconds(spec);
+export function slidingExpiresAt(current: number, spec: SlidingSpec): number {
+  return (current + spec.slices + 1) * sliceSeconds(spec);
+}

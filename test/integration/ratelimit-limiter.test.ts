@@ -10,7 +10,7 @@ import { throttleTable } from "../../shared/db/table.ts";
 import { config } from "../../shared/config.ts";
 import { throttleKeys } from "../../shared/db/keys.ts";
 import { dynamoCounterStore, throttleClient, TTL_GRACE_SECONDS } from "../../shared/db/throttle-store.ts";
-import { RateLimited } from "../../shared/domain/errors.ts";
+import { RateLimited, ServiceUnavailable } from "../../shared/domain/errors.ts";
 import { decide, Limiter, type Outcome } from "../../shared/ratelimit/limiter.ts";
 import { buildRules, RULE_NAMES, type Rule } from "../../shared/ratelimit/rules.ts";
 import { secondsUntil } from "../../shared/ratelimit/window.ts";
@@ -193,6 +193,30 @@ describe("sliding windows (login, password, coupon, prefill, subscribe)", () => 
     const stored = await item(pk);
     expect(stored?.[stale]).toBeUndefined();
     expect(stored?.[throttleKeys.sliceAttribute(T0 / 1000 / 180)]?.N).toBe("1");
+  });
+});
+
+describe("when the counter store fails", () => {
+  it("reports every rule it could not count, with the store's error and no verdict; a fail-closed rule makes it a 503", async () => {
+    const down = new Limiter(dynamoCounterStore({ client, tableName: `${table}-missing` })); // no such table
+    const [open, closed] = [rules.checkout_link, rules.login_ip];
+
+    const outcome = await down.evaluate([{ rule: open, subject: subject() }, { rule: closed, subject: subject() }], at(10));
+
+    expect(outcome.verdicts).toEqual([]);
+    expect(outcome.failed.map((f) => f.rule)).toEqual([open, closed]);
+    for (const f of outcome.failed) expect(f.error).toMatchObject({ name: "ResourceNotFoundException" });
+    expect(() => decide(outcome, at(10))).toThrow(ServiceUnavailable);
+  });
+
+  it("keeps the verdicts of the rules it could count beside one it could not; a fail-open failure lets the request through", async () => {
+    const tooLong = "x".repeat(3000); // over DynamoDB's 2048-byte partition key: the store refuses that call
+
+    const outcome = await limiter.evaluate([{ rule: rules.global, subject: tooLong }, { rule: rules.checkout_link, subject: subject() }], at(10));
+
+    expect(outcome.failed.map((f) => f.rule.name)).toEqual(["global"]);
+    expect(outcome.verdicts.map((v) => [v.rule.name, v.allowed, v.count])).toEqual([["checkout_link", true, 1]]);
+    expect(decide(outcome, at(10))).toMatchObject({ rule: { name: "checkout_link" }, remaining: rules.checkout_link.limit - 1 });
   });
 });
 

@@ -3,7 +3,8 @@ import { describe, expect, it } from "vitest";
 import { allowList, invalidIpEntries, ipSubject, normalizeIp, parseIpEntry } from "../../shared/ratelimit/ip.ts";
 
 describe("allow-list", () => {
-  const list = allowList(["10.0.0.0/8", "192.0.2.7", "2001:db8::/32", "::1", "fe80::1/128"]);
+  // Built in each test: the list is part of what is tested.
+  const list = () => allowList(["10.0.0.0/8", "192.0.2.7", "2001:db8::/32", "::1", "fe80::1/128"]);
 
   it.each([
     ["10.1.2.3", true],
@@ -23,7 +24,20 @@ describe("allow-list", () => {
     ["not-an-ip", false],
     ["", false],
   ])("%s → %s", (ip, expected) => {
-    expect(list.has(ip)).toBe(expected);
+    expect(list().has(ip)).toBe(expected);
+  });
+
+  it("holds every entry it was given", () => {
+    expect(list().size).toBe(5);
+    expect(allowList([]).size).toBe(0);
+  });
+
+  it("a /0 matches every address of its family, and nothing that is not an IP", () => {
+    const all = allowList(["0.0.0.0/0", "::/0"]);
+
+    for (const ip of ["1.2.3.4", "255.255.255.255", "::", "2001:db8::1", "::ffff:1.2.3.4"]) expect(all.has(ip), ip).toBe(true);
+    for (const ip of ["not-an-ip", "", "1.2.3", "01.2.3.4", "1.2.3.4.5", "[::1]", "1.2.3.4%eth0"]) expect(all.has(ip), ip).toBe(false);
+    expect(allowList(["0.0.0.0/0"]).has("2001:db8::1")).toBe(false);
   });
 
   it("an empty list matches nothing", () => {
@@ -39,7 +53,7 @@ describe("allow-list", () => {
       "1.2.3.4/x",
     ]);
     expect(parseIpEntry("2001:db8::/32")).toEqual({ address: "2001:db8::", prefix: 32, family: "ipv6" });
-    expect(() => allowList(["300.1.1.1"])).toThrow(/300\.1\.1\.1/);
+    expect(() => allowList(["10.0.0.0/8", "300.1.1.1"])).toThrow("invalid IP or CIDR: 300.1.1.1");
   });
 });
 
@@ -56,5 +70,28 @@ describe("IP subject", () => {
     expect(ipSubject("::1")).toBe("0:0:0:0::/64");
     expect(ipSubject("64:ff9b::192.0.2.1")).toBe("64:ff9b:0:0::/64");
     expect(ipSubject("2001:db8:0:2::5")).not.toBe(ipSubject("2001:db8:0:1::5"));
+  });
+
+  it("places the groups after `::` at the end of the address, however many there are", () => {
+    expect(ipSubject("2001:db8:1:2:3:4:5:6")).toBe("2001:db8:1:2::/64");
+    expect(ipSubject("1::2:3:4:5:6:7")).toBe("1:0:2:3::/64");
+    expect(ipSubject("::2:3:4:5:6:7:8")).toBe("0:2:3:4::/64");
+    expect(ipSubject("1:2:3::4:5:6:7")).toBe("1:2:3:0::/64");
+    expect(ipSubject("1:2:3:4:5:6:7::")).toBe("1:2:3:4::/64");
+    expect(ipSubject("::")).toBe("0:0:0:0::/64");
+  });
+
+  it("counts an embedded dotted IPv4 as the last two groups", () => {
+    expect(ipSubject("2001:db8::1:2:3:198.51.100.10")).toBe("2001:db8:0:1::/64");
+    expect(ipSubject("1::2:3:4:5:6.7.8.9")).toBe("1:0:2:3::/64");
+    expect(ipSubject("1:2:3:4:5:6:198.51.100.10")).toBe("1:2:3:4::/64");
+    expect(ipSubject("::2:3:4:5:6:1.2.3.4")).toBe("0:2:3:4::/64");
+  });
+
+  it("leaves a link-local zone (`%eth0`) out of the address", () => {
+    expect(ipSubject("fe80::1%eth0")).toBe("fe80:0:0:0::/64");
+    expect(ipSubject("fe80:0:0:0:1:2:3:4%eth0.5")).toBe("fe80:0:0:0::/64");
+    expect(ipSubject("fe80::1%a:b:c:d:e:f")).toBe("fe80:0:0:0::/64");
+    expect(ipSubject("fe80::1:2:3:4:1.2.3.4%eth0")).toBe("fe80:0:1:2::/64");
   });
 });

@@ -103,6 +103,15 @@ describe("sliding edges (mutation-tested)", () => {
     expect(slidingReopensAt(new Map([[c, 9]]), c, spec, 5)).toBe((c + spec.slices + 1) * 60);
   });
 
+  it("never asks a client to wait past the span, even when a later slice (a container whose clock runs ahead) is full", () => {
+    // Slice c+12 holds 9 (limit 5) and is counted at every boundary up to c+22: Retry-After still stops at c+11.
+    expect(slidingCount(new Map([[c + 12, 9]]), c + 11, spec)).toBe(9);
+    expect(slidingReopensAt(new Map([[c + 12, 9]]), c, spec, 5)).toBe((c + spec.slices + 1) * 60);
+    expect(slidingReopensAt(new Map([[c - 3, 5], [c + 12, 9]]), c, spec, 5)).toBe((c + spec.slices + 1) * 60);
+    // A later slice with room left does not hold anything back.
+    expect(slidingReopensAt(new Map([[c - 3, 5], [c + 1, 2]]), c, spec, 7)).toBe((c - 3 + spec.slices + 1) * 60);
+  });
+
   it("resets when the oldest counted slice holding requests leaves; empty, older and later slices do not count", () => {
     const from = c - spec.slices;
     expect(slidingResetAt(new Map([[from, 2], [c, 1]]), c, spec)).toBe((from + spec.slices + 1) * 60);
