@@ -19,6 +19,7 @@ export default defineConfig({
       "test/integration/ratelimit-limiter.test.ts",
       "test/integration/checkout.test.ts",
       "test/integration/checkout-subscribe.test.ts",
+      "test/integration/checkout-billing.test.ts",
       "test/integration/webhook-deliveries.test.ts",
       "test/integration/delivery-log-first.test.ts",
       "test/integration/delivery-metrics.test.ts",

@@ -22,11 +22,12 @@ export function normalizeBrazilianPhone(input: string): string | undefined {
     digits = digits.slice(2);
   } else if ((digits.length === 12 || digits.length === 13) && digits.startsWith("55")) {
     digits = digits.slice(2);
-  } else if ((digits.length === 11 || digits.length === 12) && digits.startsWith("0")) {
+  } else if (digits.startsWith("0")) {
+    // The trunk prefix: `011 91234-5678`.
     digits = digits.slice(1);
   }
-  if (digits.length !== 10 && digits.length !== 11) return undefined;
   if (!DDD.has(Number(digits.slice(0, 2)))) return undefined;
+  // The subscriber's rules below leave 10 digits (DDD + landline) or 11 (DDD + mobile), no other length.
   const subscriber = digits.slice(2);
   const mobile = subscriber.length === 9 && subscriber.startsWith("9");
   const landline = subscriber.length === 8 && /^[2-5]/.test(subscriber);
