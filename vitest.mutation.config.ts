@@ -19,6 +19,8 @@ export default defineConfig({
       "test/integration/ratelimit-limiter.test.ts",
       "test/integration/checkout.test.ts",
       "test/integration/checkout-subscribe.test.ts",
+      "test/integration/checkout-links.test.ts",
+      "test/integration/checkout-subscribe-replay.test.ts",
       "test/integration/webhook-deliveries.test.ts",
       "test/integration/delivery-log-first.test.ts",
       "test/integration/delivery-metrics.test.ts",
