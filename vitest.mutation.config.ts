@@ -20,6 +20,8 @@ export default defineConfig({
       "test/integration/checkout.test.ts",
       "test/integration/checkout-subscribe.test.ts",
       "test/integration/checkout-billing.test.ts",
+      "test/integration/checkout-links.test.ts",
+      "test/integration/checkout-subscribe-replay.test.ts",
       "test/integration/webhook-deliveries.test.ts",
       "test/integration/delivery-log-first.test.ts",
       "test/integration/delivery-metrics.test.ts",
