@@ -109,6 +109,14 @@ export class Stale extends Conflict {
   }
 }
 
+/** The first request with this Idempotency-Key has not finished: the client sends it again after a second. */
+export class IdempotencyInProgress extends Conflict {
+  override readonly headers: Record<string, string> = { "retry-after": "1" };
+  constructor() {
+    super("A request with this Idempotency-Key is in progress; retry", "idempotency_in_progress");
+  }
+}
+
 export class PayloadTooLarge extends AppError {
   readonly status = 413;
   readonly code = "too_large";

@@ -1,7 +1,7 @@
 import * as z from "zod/mini";
 import { describe, expect, it } from "vitest";
 import { parseOr422 } from "../../shared/http/validation.ts";
-import { RateLimited, ValidationError } from "../../shared/domain/errors.ts";
+import { IdempotencyInProgress, RateLimited, Stale, ValidationError } from "../../shared/domain/errors.ts";
 import { createInboxBody } from "../../shared/http/schemas/inboxes.ts";
 
 describe("422 rendering", () => {
@@ -48,5 +48,15 @@ describe("422 rendering", () => {
     const err = new RateLimited({ rule: "coupon", limit: 10, windowSeconds: 600, retryAfterSeconds: 17 });
     expect(err.body()).toEqual({ error: "Too many requests", code: "rate_limited", retry_after: 17 });
     expect(err.headers).toEqual({ "retry-after": "17", "ratelimit-policy": '"coupon";q=10;w=600', ratelimit: '"coupon";r=0;t=17' });
+  });
+});
+
+describe("409s a client retries", () => {
+  it("stale and idempotency_in_progress say when to retry; their bodies carry the code", () => {
+    for (const [err, code] of [[new Stale(), "stale"], [new IdempotencyInProgress(), "idempotency_in_progress"]] as const) {
+      expect(err.status).toBe(409);
+      expect(err.headers).toEqual({ "retry-after": "1" });
+      expect(err.body()).toMatchObject({ code });
+    }
   });
 });

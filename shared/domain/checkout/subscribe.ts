@@ -3,7 +3,7 @@
  * (`pending_payment`) and the coupon redemption in ONE transaction, or nothing at all; the
  * `subscription_created` operator event rides in the same transaction (outbox).
  */
-import { Conflict, ValidationError } from "../errors.ts";
+import { Conflict, IdempotencyInProgress, ValidationError } from "../errors.ts";
 import { hashPassword } from "../passwords.ts";
 import { newApiKey } from "../secrets.ts";
 import type { DomainEvent } from "../../events/outbox.ts";
@@ -161,8 +161,7 @@ export async function subscribe(store: SubscribeStore, input: SubscribeInput, id
       const first = await replay(store, idempotencyKey!, input, now);
       // Stryker disable next-line ConditionalExpression: `first` is always set here (see above)
       if (first) return first;
-      // Stryker disable next-line StringLiteral: not reached (see above)
-      throw new Conflict("A request with this Idempotency-Key is in progress; retry", "idempotency_in_progress");
+      throw new IdempotencyInProgress();
     }
   }
 }
