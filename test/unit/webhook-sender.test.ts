@@ -5,9 +5,9 @@
  */
 import { lookup as dnsLookup, type LookupAddress } from "node:dns";
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import { createServer as createTcpServer, type AddressInfo, type Socket } from "node:net";
 import { Webhook } from "standardwebhooks";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { BLOCKED_ADDRESS, guardedLookup, postJson, RESPONSE_BODY_BYTES, type SendResult } from "../../shared/delivery/sender.ts";
 import { newWebhookSecret, signatureHeaders } from "../../shared/delivery/signing.ts";
 
@@ -17,6 +17,25 @@ interface Seen {
   readonly headers: IncomingHttpHeaders;
   readonly body: string;
   readonly remotePort: number;
+}
+
+/** A raw TCP server: `onSocket` handles each connection; closing it destroys every socket still open. */
+async function tcpServer(onSocket: (socket: Socket) => void) {
+  const sockets = new Set<Socket>();
+  const tcp = createTcpServer((socket) => {
+    sockets.add(socket);
+    socket.on("close", () => sockets.delete(socket));
+    onSocket(socket);
+  });
+  await new Promise<void>((r) => tcp.listen(0, "127.0.0.1", r));
+  open.push(
+    () =>
+      new Promise<void>((r) => {
+        for (const socket of sockets) socket.destroy();
+        tcp.close(() => r());
+      }),
+  );
+  return (tcp.address() as AddressInfo).port;
 }
 
 /** A server recording every request (method, headers, raw body, client port); `answer` replies. */
@@ -73,8 +92,11 @@ describe("what the receiver gets", () => {
   });
 
   it("sequential deliveries to one receiver reuse one kept-alive connection", async () => {
+    // A sender as a new container loads it: its connection pool starts empty.
+    vi.resetModules();
+    const fresh = (await import("../../shared/delivery/sender.ts")).postJson;
     const srv = await server();
-    for (let i = 0; i < 3; i++) expect((await postJson(`${srv.base}/hook`, "{}", {}, local)).ok).toBe(true);
+    for (let i = 0; i < 3; i++) expect((await fresh(`${srv.base}/hook`, "{}", {}, local)).ok).toBe(true);
     expect(srv.seen).toHaveLength(3);
     expect(new Set(srv.seen.map((s) => s.remotePort)).size).toBe(1);
   });
@@ -97,6 +119,22 @@ describe("the answer the delivery log records", () => {
   it.each([400, 404, 410, 500, 502])("%i is a failure named by its status", async (status) => {
     const srv = await server((res) => res.writeHead(status).end());
     expect(settled(await postJson(srv.base, "{}", {}, local))).toStrictEqual({ ok: false, status, error: `HTTP ${status}`, body: "", durationMs: 0 });
+  });
+
+  /** A raw TCP receiver answering every request with `reply` as is. */
+  async function raw(reply: string) {
+    const port = await tcpServer((socket) => socket.once("data", () => socket.write(reply)));
+    return `http://127.0.0.1:${port}/hook`;
+  }
+
+  it.each([99, 101])("a final status below 200 (%i) is a failure", async (status) => {
+    const url = await raw(`HTTP/1.1 ${String(status).padStart(3, "0")} Odd\r\nContent-Length: 0\r\n\r\n`);
+    expect(settled(await postJson(url, "{}", {}, local))).toStrictEqual({ ok: false, status, error: `HTTP ${status}`, body: "", durationMs: 0 });
+  });
+
+  it("provisional 1xx answers are skipped: the final status decides", async () => {
+    const url = await raw("HTTP/1.1 102 Processing\r\n\r\nHTTP/1.1 204 No Content\r\n\r\n");
+    expect(settled(await postJson(url, "{}", {}, local))).toStrictEqual({ ok: true, status: 204, error: null, body: "", durationMs: 0 });
   });
 
   it.each([429, 503])("reads Retry-After on a %i", async (status) => {
@@ -196,12 +234,14 @@ describe("failures before any answer (never thrown)", () => {
     expect(settled(r)).toStrictEqual({ ok: false, status: null, error: `connect ECONNREFUSED 127.0.0.1:${srv.port}`, durationMs: 0 });
   });
 
-  it("an https url speaks TLS: a plain-HTTP receiver behind it gets no request and the attempt fails", async () => {
-    const srv = await server();
-    const r = await postJson(`https://127.0.0.1:${srv.port}/hook`, '{"secret":"payload"}', {}, local);
+  it("an https url speaks TLS: the receiver's first bytes are a TLS handshake, never the payload in the clear", async () => {
+    const firstBytes: Buffer[] = [];
+    const port = await tcpServer((socket) => socket.once("data", (d: Buffer) => (firstBytes.push(d), socket.destroy())));
+    const r = await postJson(`https://127.0.0.1:${port}/hook`, '{"secret":"payload"}', {}, local);
     expect(r).toMatchObject({ ok: false, status: null });
-    expect(r.error).toBeTruthy();
-    expect(srv.seen.filter((s) => s.body.includes("payload"))).toHaveLength(0);
+    expect(firstBytes).toHaveLength(1);
+    expect([...firstBytes[0]!.subarray(0, 2)]).toEqual([0x16, 0x03]); // a TLS handshake record
+    expect(firstBytes[0]!.toString("latin1")).not.toContain("payload");
   });
 
   it("a name that does not resolve is a failure, not a refusal", async () => {
