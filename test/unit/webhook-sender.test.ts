@@ -7,7 +7,7 @@ import { lookup as dnsLookup, type LookupAddress } from "node:dns";
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from "node:http";
 import { createServer as createTcpServer, type AddressInfo, type Socket } from "node:net";
 import { Webhook } from "standardwebhooks";
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { BLOCKED_ADDRESS, guardedLookup, postJson, RESPONSE_BODY_BYTES, type SendResult } from "../../shared/delivery/sender.ts";
 import { newWebhookSecret, signatureHeaders } from "../../shared/delivery/signing.ts";
 
@@ -70,6 +70,14 @@ const local = { timeoutMs: 3000, allowPrivate: true };
 const settled = (r: SendResult) => ({ ...r, durationMs: 0 });
 
 describe("what the receiver gets", () => {
+  it("sequential deliveries to one receiver reuse one kept-alive connection", async () => {
+    // First in this file: the sender's connection pool starts empty here, as in a new container.
+    const srv = await server();
+    for (let i = 0; i < 3; i++) expect((await postJson(`${srv.base}/hook`, "{}", {}, local)).ok).toBe(true);
+    expect(srv.seen).toHaveLength(3);
+    expect(new Set(srv.seen.map((s) => s.remotePort)).size).toBe(1);
+  });
+
   it("a POST of the body as JSON with the Standard Webhooks headers, which the reference library verifies", async () => {
     const srv = await server();
     const secret = newWebhookSecret();
@@ -91,15 +99,6 @@ describe("what the receiver gets", () => {
     expect(srv.seen[0]!.headers["webhook-test"]).toBe("true");
   });
 
-  it("sequential deliveries to one receiver reuse one kept-alive connection", async () => {
-    // A sender as a new container loads it: its connection pool starts empty.
-    vi.resetModules();
-    const fresh = (await import("../../shared/delivery/sender.ts")).postJson;
-    const srv = await server();
-    for (let i = 0; i < 3; i++) expect((await fresh(`${srv.base}/hook`, "{}", {}, local)).ok).toBe(true);
-    expect(srv.seen).toHaveLength(3);
-    expect(new Set(srv.seen.map((s) => s.remotePort)).size).toBe(1);
-  });
 });
 
 describe("the answer the delivery log records", () => {
