@@ -25,6 +25,7 @@ export default defineConfig({
       "test/integration/webhook-deliveries.test.ts",
       "test/integration/delivery-log-first.test.ts",
       "test/integration/delivery-metrics.test.ts",
+      "test/integration/webhook-pacing.test.ts",
     ],
   },
 });

@@ -31,6 +31,7 @@ export type RetryDecision = { readonly retry: true; readonly delaySeconds: numbe
 export function nextRetry(schedule: readonly number[], attempt: number, retryAfterSeconds?: number): RetryDecision {
   const step = schedule[attempt - 1];
   if (step === undefined) return { retry: false };
+  // Stryker disable next-line ConditionalExpression: `undefined >= 0` is false, so the step is used either way
   const delay = retryAfterSeconds !== undefined && retryAfterSeconds >= 0 ? Math.min(retryAfterSeconds, step) : step;
   return { retry: true, delaySeconds: delay };
 }

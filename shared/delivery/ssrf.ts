@@ -50,7 +50,7 @@ for (const [net, prefix] of [
 
 /** True when a delivery must not be sent to this IP address (or the string is not an IP). A zone (`%eth0`) is ignored. */
 export function isForbiddenAddress(ip: string): boolean {
-  const bare = ip.replace(/%.*$/, "");
+  const bare = ip.replace(/%.*/, ""); // the zone: from the first `%` on
   const family = isIP(bare);
   if (family === 0) return true;
   return family === 6 ? blockedV6.check(bare, "ipv6") : blockedV4.check(bare, "ipv4");
@@ -63,6 +63,7 @@ export function isForbiddenAddress(ip: string): boolean {
  * is checked on the address it resolves to, at delivery.
  */
 export function isForbiddenUrlHost(url: URL): boolean {
+  // Stryker disable next-line Regex: a WHATWG hostname has brackets only at its two ends (an IPv6 literal)
   const host = url.hostname.replace(/^\[|\]$/g, ""); // WHATWG URL refuses a zone id (`%25eth0`)
   return isIP(host) !== 0 && isForbiddenAddress(host);
 }

@@ -32,6 +32,20 @@ describe("Standard Webhooks signing", () => {
     expect(() => wh.verify(body.replace('"1"', '"2"'), headers)).toThrow();
   });
 
+  it("signs with every secret of a rotation, new first, space-separated: a receiver with either secret verifies", () => {
+    const [next, previous] = [newWebhookSecret(), newWebhookSecret()];
+    const body = JSON.stringify({ event: "message_created", id: "9" });
+    const ts = Math.floor(Date.now() / 1000);
+    const headers = signatureHeaders([next, previous], "msg_rot", ts, body);
+    expect(headers).toEqual({
+      "webhook-id": "msg_rot",
+      "webhook-timestamp": String(ts),
+      "webhook-signature": `${sign(next, "msg_rot", ts, body)} ${sign(previous, "msg_rot", ts, body)}`,
+    });
+    for (const secret of [next, previous]) expect(new Webhook(secret).verify(body, headers)).toEqual({ event: "message_created", id: "9" });
+    expect(() => new Webhook(newWebhookSecret()).verify(body, headers)).toThrow();
+  });
+
   it("makes whsec_ secrets of 32 random bytes", () => {
     const a = newWebhookSecret();
     expect(a).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);

@@ -59,6 +59,22 @@ describe("SSRF address ranges", () => {
   });
 });
 
+describe("an address's zone (`%<interface>`) is ignored, whatever it names", () => {
+  it.each(["br_lan", "vlan_10", "eth0", "2", "", "wg-home.1"])("a public IPv6 address with the zone %j is allowed", (zone) => {
+    expect(isForbiddenAddress(`2606:4700:4700::1111%${zone}`)).toBe(false);
+  });
+
+  it.each(["br_lan", "vlan_10", "eth0", "2", ""])("a link-local or loopback address with the zone %j is refused", (zone) => {
+    expect(isForbiddenAddress(`fe80::1%${zone}`)).toBe(true);
+    expect(isForbiddenAddress(`::1%${zone}`)).toBe(true);
+  });
+
+  it("an IPv4 address with a zone is judged on the address", () => {
+    expect(isForbiddenAddress("8.8.8.8%eth0")).toBe(false);
+    expect(isForbiddenAddress("10.0.0.1%eth0")).toBe(true);
+  });
+});
+
 describe("a url's literal host, in every notation WHATWG URL parsing accepts", () => {
   it.each([
     "http://127.0.0.1/", "http://2130706433/", "http://0177.0.0.1/", "http://0x7f.1/", "http://0x7f000001/", "http://127.1/",
