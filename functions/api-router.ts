@@ -11,7 +11,7 @@ import { invokeFunction } from "../shared/aws/lambda-invoke.ts";
 import { matchRoute, NOT_FOUND_BODY, routedEvent } from "../shared/http/route-match.ts";
 import { log } from "../shared/observability/log.ts";
 import { countUnrouted } from "../shared/http/throttle.ts";
-import { AppError } from "../shared/domain/errors.ts";
+import { AppError } from "../shared/errors.ts";
 import { now } from "../shared/clock.ts";
 
 const JSON_TYPE = "application/json; charset=utf-8";

@@ -1,5 +1,5 @@
 import { api } from "../shared/http/api.ts";
-import { NotFound } from "../shared/domain/errors.ts";
+import { NotFound } from "../shared/errors.ts";
 import { checkoutAssets } from "../web/assets.ts";
 
 /** Strict: the page loads only its own script and style sheet and calls only its own origin. */

@@ -1,7 +1,7 @@
 /**
  * The OpenAPI 3.1 document, generated (never written by hand) from THE route table
  * (shared/routes.ts), the schemas each handler module declares to api() (body, query, reply:
- * shared/http/schemas/*), the typed errors (shared/domain/errors.ts) and the rate-limit rules
+ * shared/http/schemas/*), the typed errors (shared/errors.ts) and the rate-limit rules
  * (shared/ratelimit/rules.ts with the documented defaults).
  *
  * `npm run openapi` writes docs/openapi.json, docs/openapi.js (the same document for the
@@ -32,7 +32,7 @@ import {
   Unauthorized,
   UnsupportedMediaType,
   ValidationError,
-} from "../shared/domain/errors.ts";
+} from "../shared/errors.ts";
 import { DELIVERY_ID } from "../shared/domain/deliveries.ts";
 import { loadHandler } from "../infra/local/handlers.ts";
 import { renderClientFiles } from "./client-types.ts";

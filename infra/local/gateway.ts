@@ -13,7 +13,7 @@ import { preflightHeaders } from "../../shared/http/cors.ts";
 import { loadHandler } from "./handlers.ts";
 import { serveDemoSite } from "./demo-site.ts";
 import { countUnrouted } from "../../shared/http/throttle.ts";
-import { AppError } from "../../shared/domain/errors.ts";
+import { AppError } from "../../shared/errors.ts";
 import { now } from "../../shared/clock.ts";
 
 /** The client's address as API Gateway reports it (sourceIp): IPv4 without the mapped prefix. */

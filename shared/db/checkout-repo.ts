@@ -12,7 +12,7 @@ import { catalogRepo } from "./catalog-repo.ts";
 import { db, failedConditionIndexes, mainTableName } from "./client.ts";
 import { getItem, nextGlobalId, strip, transact, type TransactItem } from "./items.ts";
 import { checkoutKeys } from "./keys.ts";
-import { ServiceUnavailable } from "../domain/errors.ts";
+import { ServiceUnavailable } from "../errors.ts";
 
 const SUBSCRIBE_SCOPE = "checkout_subscribe";
 /**

@@ -1,7 +1,7 @@
 /** Contacts, their uniqueness markers and their search postings (shared/domain/search-index.ts). */
 import { DeleteCommand, QueryCommand, ScanCommand, TransactWriteCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import type { Contact, ContactStore } from "../domain/contacts.ts";
-import { ValidationError } from "../domain/errors.ts";
+import { ValidationError } from "../errors.ts";
 import type { DomainEvent } from "../events/outbox.ts";
 import { candidatesOf, sameTexts, sparsestOf, type SearchCandidate, type SearchPlan, type TrigramPosting } from "../domain/search-index.ts";
 import { accountsRepo } from "./accounts-repo.ts";

@@ -6,7 +6,7 @@ import { randomUUID } from "node:crypto";
 import { GetCommand, TransactWriteCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import type { TransactWriteCommandInput } from "@aws-sdk/lib-dynamodb";
 import { cancelledOnCondition, db, isConditionalFailure, mainTableName } from "./client.ts";
-import { Stale } from "../domain/errors.ts";
+import { Stale } from "../errors.ts";
 import { keys } from "./keys.ts";
 import { outboxItem, type DomainEvent } from "../events/outbox.ts";
 

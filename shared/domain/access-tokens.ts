@@ -3,7 +3,7 @@
  * prefix only; created with the full key shown once; revoked at once (no auth cache anywhere,
  * every authentication reads the key's item with a strongly consistent read).
  */
-import { NotFound } from "./errors.ts";
+import { NotFound } from "../errors.ts";
 import type { IssuedKey } from "./sign-in.ts";
 
 export interface AccessToken {

@@ -1,4 +1,4 @@
-import { NotFound } from "./errors.ts";
+import { NotFound } from "../errors.ts";
 
 export interface Account {
   readonly id: number;

@@ -2,7 +2,7 @@
  * API-key authentication: `api_access_token` -> Identity. Keys are looked up by SHA-256;
  * account routes also need a membership with a sufficient role (else 401).
  */
-import { ForbiddenAccount, ForbiddenAction, NotFound, Unauthorized } from "./errors.ts";
+import { ForbiddenAccount, ForbiddenAction, NotFound, Unauthorized } from "../errors.ts";
 import { roleAllows, type Identity, type Role } from "./identity.ts";
 import { keyUserHint, sha256Hex } from "./secrets.ts";
 

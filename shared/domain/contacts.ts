@@ -1,6 +1,6 @@
 /** Contacts: create, show, update, list, search. */
 import { accountRef, type Account } from "./accounts.ts";
-import { NotFound, ValidationError } from "./errors.ts";
+import { NotFound, ValidationError } from "../errors.ts";
 import type { DomainEvent } from "../events/outbox.ts";
 import { pageMeta, skipFor, slicePage, type Listing, type Page, type PageRequest } from "./paging.ts";
 import { contactPostings, decideByTexts, matchesContact, normalize, planSearch, postingsAreMatches, type SearchCandidate, type SearchPlan, type TrigramPosting } from "./search-index.ts";

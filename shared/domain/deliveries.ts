@@ -9,7 +9,7 @@ import type { DomainEvent, OutboxEvent } from "../events/outbox.ts";
 import { signatureHeaders } from "../delivery/signing.ts";
 import { nextRetry, maxAttempts } from "../delivery/schedule.ts";
 import type { SendResult } from "../delivery/sender.ts";
-import { NotFound, ValidationError } from "./errors.ts";
+import { NotFound, ValidationError } from "../errors.ts";
 import { requireWebhook, signingSecrets, wants, type Webhook, type WebhookStore } from "./webhooks.ts";
 
 /** `skipped`: the event came while its webhook was disabled (nothing sent; `recover` sends it). */

@@ -7,7 +7,7 @@
  * - redoing a page is harmless: a re-queued delivery is `pending`, no longer a candidate.
  */
 import { randomUUID } from "node:crypto";
-import { ValidationError } from "./errors.ts";
+import { ValidationError } from "../errors.ts";
 import { rerun, type Delivery, type DeliveryMessage, type DeliveryQueue } from "./deliveries.ts";
 import { requireWebhook, type WebhookStore } from "./webhooks.ts";
 

@@ -1,6 +1,6 @@
 /** Inboxes (channels): the first account resource. Ids are per-account integers. */
 import { accountRef, type Account } from "./accounts.ts";
-import { NotFound } from "./errors.ts";
+import { NotFound } from "../errors.ts";
 import type { DomainEvent } from "../events/outbox.ts";
 import { randomToken } from "./secrets.ts";
 import { retryOnStale } from "./retry.ts";

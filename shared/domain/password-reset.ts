@@ -11,7 +11,7 @@
  * key) and revokes every existing API key of the user.
  */
 import { setTimeout as sleep } from "node:timers/promises";
-import { ValidationError } from "./errors.ts";
+import { ValidationError } from "../errors.ts";
 import type { Mailer, MailMessage } from "./mail.ts";
 import { hashPassword } from "./passwords.ts";
 import { randomToken, sha256Hex } from "./secrets.ts";

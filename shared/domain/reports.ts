@@ -3,7 +3,7 @@
  * transaction as the change they count, read back and grouped by day, week (ISO, Monday) or
  * month. Days are UTC.
  */
-import { ValidationError } from "./errors.ts";
+import { ValidationError } from "../errors.ts";
 
 export const REPORT_FIELDS = [
   "conversations_count",

@@ -5,7 +5,7 @@
  * computed from the state the write replaces. Bounded, with jittered exponential backoff; past the
  * last attempt the Stale error (409, Retry-After: 1) reaches the client.
  */
-import { Stale } from "./errors.ts";
+import { Stale } from "../errors.ts";
 
 export interface RetryOptions {
   /** Attempts in all, the first included. */

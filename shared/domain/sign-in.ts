@@ -4,7 +4,7 @@
  * DUMMY_HASH when unknown), so the hashing work does not reveal which e-mails exist.
  */
 import type { Role } from "./identity.ts";
-import { InvalidLogin } from "./errors.ts";
+import { InvalidLogin } from "../errors.ts";
 import { DUMMY_HASH, verifyPassword } from "./passwords.ts";
 
 /** A user as the credential flows see it. */

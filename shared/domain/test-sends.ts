@@ -6,7 +6,7 @@
  */
 import { randomBytes } from "node:crypto";
 import type { EventName } from "../events/catalog.ts";
-import { ValidationError } from "./errors.ts";
+import { ValidationError } from "../errors.ts";
 import { initialDelivery, type Delivery, type DeliveryQueue, type DeliveryStore } from "./deliveries.ts";
 import { requireWebhook, type Webhook, type WebhookStore } from "./webhooks.ts";
 

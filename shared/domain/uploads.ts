@@ -3,7 +3,7 @@
  * private bucket; the reply carries a time-limited signed URL. Messages reference uploads by
  * `attachment_ids` (= blob_id).
  */
-import { PayloadTooLarge, ValidationError } from "./errors.ts";
+import { PayloadTooLarge, ValidationError } from "../errors.ts";
 import { randomToken } from "./secrets.ts";
 
 export const MAX_UPLOAD_BYTES = 4 * 1024 * 1024;

@@ -7,7 +7,7 @@ import type { EventName } from "../events/catalog.ts";
 import { newWebhookSecret } from "../delivery/signing.ts";
 import { isForbiddenUrlHost } from "../delivery/ssrf.ts";
 import { now as clockNow } from "../clock.ts";
-import { Conflict, NotFound, ValidationError } from "./errors.ts";
+import { Conflict, NotFound, ValidationError } from "../errors.ts";
 import { retryOnStale } from "./retry.ts";
 
 export type WebhookType = "account_type" | "inbox_type";

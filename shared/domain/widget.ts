@@ -1,7 +1,7 @@
 /** The public web-widget events endpoint: fires `webwidget_triggered` for a website_token. */
 import { accountRef, type Account } from "./accounts.ts";
 import { contactRef, type Contact } from "./contacts.ts";
-import { NotFound } from "./errors.ts";
+import { NotFound } from "../errors.ts";
 import type { Inbox } from "./inboxes.ts";
 import type { DomainEvent } from "../events/outbox.ts";
 import { randomToken } from "./secrets.ts";

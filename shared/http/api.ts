@@ -8,7 +8,7 @@ import middy from "@middy/core";
 import type * as z from "zod/mini";
 import { randomUUID } from "node:crypto";
 import { bodyKind, DEFAULT_MAX_BODY_BYTES, routeById, type Route, type RouteId } from "../routes.ts";
-import { AppError, BadRequest, PayloadTooLarge, UnsupportedMediaType } from "../domain/errors.ts";
+import { AppError, BadRequest, PayloadTooLarge, UnsupportedMediaType } from "../errors.ts";
 import type { FormBody } from "./multipart.ts";
 import { authenticate } from "../domain/auth.ts";
 import { accountsRepo } from "../db/accounts-repo.ts";

@@ -4,7 +4,7 @@
  * as replacement characters. API Gateway hands the Lambda already-decoded values, so the check
  * works on the raw forms (rawPath, rawQueryString, the body's bytes) where they are available.
  */
-import { BadRequest } from "../domain/errors.ts";
+import { BadRequest } from "../errors.ts";
 
 export const badEncoding = (what: string) => new BadRequest("bad_encoding", `${what} is not valid UTF-8`);
 

@@ -1,5 +1,5 @@
 /** The `Idempotency-Key` request header: absent, or 1..255 printable ASCII characters (else 400). */
-import { BadRequest } from "../domain/errors.ts";
+import { BadRequest } from "../errors.ts";
 import { IDEMPOTENCY_KEY_FORMAT } from "../domain/checkout/idempotency.ts";
 
 export function idempotencyKey(headers: Readonly<Record<string, string>>): string | undefined {

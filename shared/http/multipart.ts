@@ -1,6 +1,6 @@
 /** multipart/form-data from the decoded request body (busboy), with a per-file size cap. */
 import busboy from "busboy";
-import { BadRequest, UnsupportedMediaType, ValidationError } from "../domain/errors.ts";
+import { BadRequest, UnsupportedMediaType, ValidationError } from "../errors.ts";
 import type { UploadedFile } from "../domain/uploads.ts";
 
 export const isMultipart = (contentType: string | undefined): contentType is string => contentType !== undefined && /^multipart\/form-data\s*;/i.test(contentType);

@@ -1,6 +1,6 @@
 /** zod issues -> the documented 422 body (Rails-style messages, stable codes). */
 import type * as z from "zod/mini";
-import { ValidationError, type FieldError } from "../domain/errors.ts";
+import { ValidationError, type FieldError } from "../errors.ts";
 
 type Issue = z.core.$ZodIssue;
 

@@ -4,7 +4,7 @@
  * ordinal in the window, and exactly the first `limit` ordinals pass, whatever the concurrency.
  * No AWS here: the counter store is a port (shared/db/throttle-store.ts implements it).
  */
-import { RateLimited, ServiceUnavailable } from "../domain/errors.ts";
+import { RateLimited, ServiceUnavailable } from "../errors.ts";
 import type { Rule } from "./rules.ts";
 import { slidingSpec } from "./rules.ts";
 import {

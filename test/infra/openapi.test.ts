@@ -10,7 +10,7 @@ import { buildOpenApi, DOCS_DIR, renderDocs, VENDOR_FILES } from "../../tools/op
 import { renderClientFiles } from "../../tools/client-types.ts";
 import { bodyKind, pathParams, routes, type Route } from "../../shared/routes.ts";
 import { errorBody, internalErrorBody, invalidLoginBody, rateLimitedBody, validationBody } from "../../shared/http/schemas/common.ts";
-import { BadRequest, ForbiddenAccount, InvalidLogin, NotFound, RateLimited, ValidationError } from "../../shared/domain/errors.ts";
+import { BadRequest, ForbiddenAccount, InvalidLogin, NotFound, RateLimited, ValidationError } from "../../shared/errors.ts";
 
 type Json = Record<string, any>;
 const table: readonly Route[] = routes;

@@ -10,7 +10,7 @@ import { throttleTable } from "../../shared/db/table.ts";
 import { config } from "../../shared/config.ts";
 import { throttleKeys } from "../../shared/db/keys.ts";
 import { dynamoCounterStore, throttleClient, TTL_GRACE_SECONDS } from "../../shared/db/throttle-store.ts";
-import { RateLimited, ServiceUnavailable } from "../../shared/domain/errors.ts";
+import { RateLimited, ServiceUnavailable } from "../../shared/errors.ts";
 import { decide, Limiter, type Outcome } from "../../shared/ratelimit/limiter.ts";
 import { buildRules, RULE_NAMES, type Rule } from "../../shared/ratelimit/rules.ts";
 import { secondsUntil } from "../../shared/ratelimit/window.ts";

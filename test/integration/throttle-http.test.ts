@@ -10,7 +10,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } 
 import { config, resetConfig } from "../../shared/config.ts";
 import { throttleKeys } from "../../shared/db/keys.ts";
 import { throttleClient } from "../../shared/db/throttle-store.ts";
-import { ServiceUnavailable } from "../../shared/domain/errors.ts";
+import { ServiceUnavailable } from "../../shared/errors.ts";
 import { setClock } from "../../shared/clock.ts";
 import type { ApiRequest, RequestState } from "../../shared/http/context.ts";
 import { throttleByClient, throttleByIdentity } from "../../shared/http/throttle.ts";

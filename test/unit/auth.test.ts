@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { authenticate, type KeyLookup } from "../../shared/domain/auth.ts";
-import { ForbiddenAccount, ForbiddenAction, NotFound, Unauthorized } from "../../shared/domain/errors.ts";
+import { ForbiddenAccount, ForbiddenAction, NotFound, Unauthorized } from "../../shared/errors.ts";
 import { keyUserHint, newApiKey, randomToken, sha256Hex } from "../../shared/domain/secrets.ts";
 import type { Role } from "../../shared/domain/identity.ts";
 

@@ -1,7 +1,7 @@
 import * as z from "zod/mini";
 import { describe, expect, it } from "vitest";
 import { parseOr422 } from "../../shared/http/validation.ts";
-import { IdempotencyInProgress, RateLimited, Stale, ValidationError } from "../../shared/domain/errors.ts";
+import { IdempotencyInProgress, RateLimited, Stale, ValidationError } from "../../shared/errors.ts";
 import { createInboxBody } from "../../shared/http/schemas/inboxes.ts";
 
 describe("422 rendering", () => {

@@ -8,7 +8,7 @@ import type { Context } from "aws-lambda";
 import { describe, expect, it } from "vitest";
 import { API_STAGES } from "../../shared/http/api.ts";
 import type { ApiRequest, RequestState } from "../../shared/http/context.ts";
-import { RateLimited, Unauthorized } from "../../shared/domain/errors.ts";
+import { RateLimited, Unauthorized } from "../../shared/errors.ts";
 import { routeById } from "../../shared/routes.ts";
 import { eventFor } from "../support/api.ts";
 

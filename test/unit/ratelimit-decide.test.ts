@@ -1,6 +1,6 @@
 /** The decision on a request's verdicts: which denial answers, which rule the RateLimit header shows. */
 import { describe, expect, it } from "vitest";
-import { RateLimited, ServiceUnavailable } from "../../shared/domain/errors.ts";
+import { RateLimited, ServiceUnavailable } from "../../shared/errors.ts";
 import { decide, rateLimitHeader, tightest, UNAVAILABLE_RETRY_AFTER_SECONDS, type Outcome, type Verdict } from "../../shared/ratelimit/limiter.ts";
 import { buildRules, type Rule } from "../../shared/ratelimit/rules.ts";
 import { config } from "../../shared/config.ts";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { retryOnStale } from "../../shared/domain/retry.ts";
-import { NotFound, Stale } from "../../shared/domain/errors.ts";
+import { NotFound, Stale } from "../../shared/errors.ts";
 
 describe("retryOnStale", () => {
   it("runs the update again while it loses its race, and answers what the winning attempt gives", async () => {

@@ -2,7 +2,7 @@
  * Billing coupon for an existing customer: the coupon priced on the account's current
  * subscription (plan, cycle, additional inboxes) with the same function an invoice uses.
  */
-import { ValidationError } from "../errors.ts";
+import { ValidationError } from "../../errors.ts";
 import { normalizeCouponCode } from "./catalog.ts";
 import { answerCoupon, type CatalogReader, type CouponAnswer } from "./checkout.ts";
 import type { Subscription } from "./subscribe.ts";

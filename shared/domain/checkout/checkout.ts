@@ -2,7 +2,7 @@
  * Public checkout use cases: plans, link with a 24-hour customer
  * token, prefill, coupon check, quote. Subscribe is in subscribe.ts, billing coupon in billing.ts.
  */
-import { NotFound, ValidationError } from "../errors.ts";
+import { NotFound, ValidationError } from "../../errors.ts";
 import { randomToken, sha256Hex } from "../secrets.ts";
 import type { DomainEvent } from "../../events/outbox.ts";
 import { checkCoupon, couponView, normalizeCouponCode, planView, type BillingCycle, type Coupon, type CouponRejection, type Plan } from "./catalog.ts";

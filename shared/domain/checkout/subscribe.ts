@@ -3,7 +3,7 @@
  * (`pending_payment`) and the coupon redemption in ONE transaction, or nothing at all; the
  * `subscription_created` operator event rides in the same transaction (outbox).
  */
-import { Conflict, IdempotencyInProgress, ValidationError } from "../errors.ts";
+import { Conflict, IdempotencyInProgress, ValidationError } from "../../errors.ts";
 import { hashPassword } from "../passwords.ts";
 import { newApiKey } from "../secrets.ts";
 import type { DomainEvent } from "../../events/outbox.ts";

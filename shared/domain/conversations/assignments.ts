@@ -1,5 +1,5 @@
 /** Assigning a conversation to a member of the account, or unassigning it. */
-import { ValidationError } from "../errors.ts";
+import { ValidationError } from "../../errors.ts";
 import { applyChange, requireConversation } from "./changes.ts";
 import type { ConversationStore } from "./model.ts";
 import { userRef } from "./views.ts";

@@ -4,7 +4,7 @@
  * (multipart `attachments[]`) are checked by content, written to the uploads bucket before the
  * message's transaction (an orphan file is harmless), and referenced by the message item.
  */
-import { PayloadTooLarge, ValidationError } from "../errors.ts";
+import { PayloadTooLarge, ValidationError } from "../../errors.ts";
 import { fileTypeOf, sniff } from "../file-sniff.ts";
 import { randomToken } from "../secrets.ts";
 import type { BlobStore, UploadedFile } from "../uploads.ts";

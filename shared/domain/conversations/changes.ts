@@ -3,7 +3,7 @@
  * conversation, and the one path by which a conversation changes (its events, counters, reports).
  */
 import { changedAttributes } from "../contacts.ts";
-import { NotFound } from "../errors.ts";
+import { NotFound } from "../../errors.ts";
 import type { DomainEvent } from "../../events/outbox.ts";
 import type { ReportIncrement } from "../reports.ts";
 import type { Conversation, ConversationChange, ConversationStore, CounterDelta, Message } from "./model.ts";

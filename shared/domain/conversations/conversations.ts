@@ -1,6 +1,6 @@
 /** Conversations: create, show, list (with the counters of the filter), meta counters, update. */
 import type { DomainEvent } from "../../events/outbox.ts";
-import { ValidationError } from "../errors.ts";
+import { ValidationError } from "../../errors.ts";
 import { pageMeta, type PageMeta, type PageRequest, type Listing } from "../paging.ts";
 import { dayOf, type ReportIncrement } from "../reports.ts";
 import { applyChange, countedMessage, need, presence, requireConversation, secondsOf } from "./changes.ts";

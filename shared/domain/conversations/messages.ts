@@ -1,6 +1,6 @@
 /** Messages of a conversation: create (an incoming one reopens a resolved or snoozed conversation), update, list. */
 import { changedAttributes } from "../contacts.ts";
-import { NotFound, ValidationError } from "../errors.ts";
+import { NotFound, ValidationError } from "../../errors.ts";
 import type { DomainEvent } from "../../events/outbox.ts";
 import { pageMeta, type Listing, type PageRequest } from "../paging.ts";
 import { dayOf, type ReportIncrement } from "../reports.ts";

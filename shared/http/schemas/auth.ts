@@ -1,6 +1,6 @@
 /** Bodies and queries of the authentication and access-token routes. */
 import * as z from "zod/mini";
-import { ValidationError } from "../../domain/errors.ts";
+import { ValidationError } from "../../errors.ts";
 import { lazy } from "../../lazy.ts";
 import { emptyReply, named, pageMetaView, reply, unixTime } from "./common.ts";
 

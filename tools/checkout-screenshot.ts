@@ -5,7 +5,7 @@
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { startSandbox } from "../infra/local/sandbox.ts";
-import { launchChromium } from "./chromium.ts";
+import { launchChromium } from "../web/chromium.ts";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 process.env["AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED"] ??= "true";
