@@ -200,28 +200,46 @@ async function searchCandidates(accountId: number, plan: SearchPlan): Promise<Se
 }
 
 /**
- * Gives the postings of a contact that were written before postings carried their fields (`tx`)
- * those fields. Only an existing posting without them is written (a posting deleted or rewritten
- * by a concurrent update is left alone), so it is safe to run beside live traffic and to run
- * again. Returns how many postings were given their fields.
+ * Gives the postings of contacts that were written before postings carried their fields (`tx`)
+ * those fields. The postings are read first (BatchGetItem, 100 keys a call) and only an existing
+ * posting without its fields is written, under a condition that it still exists without them (a
+ * posting deleted or rewritten by a concurrent update is left alone): safe beside live traffic and
+ * to run again, and a run over postings that already hold their fields only reads. Returns how
+ * many postings were given their fields.
  */
-export async function addPostingTexts(contact: Contact, postings: readonly TrigramPosting[]): Promise<number> {
-  let written = 0;
-  for (const p of postings) {
-    try {
-      await db().send(
-        new UpdateCommand({
-          TableName: mainTableName(),
-          Key: keys.contactTrigram(contact.account_id, p.tri, contact.id),
-          UpdateExpression: "SET tx = :tx",
-          ConditionExpression: "attribute_exists(pk) AND attribute_not_exists(tx)",
-          ExpressionAttributeValues: { ":tx": [...p.texts] },
-        }),
-      );
-      written++;
-    } catch (err) {
-      if (!isConditionalFailure(err)) throw err;
+export async function addPostingTexts(entries: readonly { contact: Contact; postings: readonly TrigramPosting[] }[]): Promise<number> {
+  const wanted = new Map<string, { key: { pk: string; sk: string }; texts: readonly string[] }>();
+  for (const { contact, postings } of entries) {
+    for (const p of postings) {
+      const key = keys.contactTrigram(contact.account_id, p.tri, contact.id);
+      wanted.set(`${key.pk}\u0000${key.sk}`, { key, texts: p.texts });
     }
+  }
+  const stored = await batchGet([...wanted.values()].map((w) => w.key), true);
+  const missing = stored.filter((item) => item["tx"] === undefined).map((item) => wanted.get(`${String(item["pk"])}\u0000${String(item["sk"])}`)!);
+  let written = 0;
+  // A few at a time: one conditional write each.
+  for (let i = 0; i < missing.length; i += 16) {
+    const done = await Promise.all(
+      missing.slice(i, i + 16).map(async ({ key, texts }) => {
+        try {
+          await db().send(
+            new UpdateCommand({
+              TableName: mainTableName(),
+              Key: key,
+              UpdateExpression: "SET tx = :tx",
+              ConditionExpression: "attribute_exists(pk) AND attribute_not_exists(tx)",
+              ExpressionAttributeValues: { ":tx": [...texts] },
+            }),
+          );
+          return 1;
+        } catch (err) {
+          if (!isConditionalFailure(err)) throw err;
+          return 0;
+        }
+      }),
+    );
+    written += done.reduce<number>((a, b) => a + b, 0);
   }
   return written;
 }

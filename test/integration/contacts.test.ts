@@ -44,8 +44,10 @@ async function seedBulkAccount(name: string, n: number, opts: { nameOf?: (i: num
       const { tx: _tx, ...rest } = item;
       return rest;
     });
-  for (let i = 0; i < items.length; i += 25) {
-    await db().send(new BatchWriteCommand({ RequestItems: { [mainTableName()]: items.slice(i, i + 25).map((Item) => ({ PutRequest: { Item } })) } }));
+  const batches = Array.from({ length: Math.ceil(items.length / 25) }, (_, b) => items.slice(b * 25, b * 25 + 25));
+  // Four BatchWriteItem calls at a time; DynamoDB Local processes every item of a batch.
+  for (let i = 0; i < batches.length; i += 4) {
+    await Promise.all(batches.slice(i, i + 4).map((batch) => db().send(new BatchWriteCommand({ RequestItems: { [mainTableName()]: batch.map((Item) => ({ PutRequest: { Item } })) } }))));
   }
   return f;
 }
