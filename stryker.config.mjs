@@ -14,7 +14,7 @@ export default {
   tsconfigFile: "tsconfig.stryker-none.json",
   coverageAnalysis: "perTest",
   ignoreStatic: true,
-  // 2 cores: two test processes (unit tests only, see vitest.mutation.config.ts).
+  // 2 cores: two test processes.
   concurrency: 2,
   timeoutMS: 20_000,
   reporters: ["clear-text", "progress", "html", "json"],

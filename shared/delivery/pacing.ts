@@ -17,16 +17,18 @@ export interface PacedWebhook {
   readonly rate_limit: number | null;
 }
 
-const paceRule = (limit: number): Rule => ({
-  name: "webhook_rate",
-  limit,
-  windowSeconds: 1,
-  // Stryker disable next-line StringLiteral: the subject is built below; the limiter never reads `key`
-  key: "account",
-  algorithm: "fixed",
-  // Stryker disable next-line StringLiteral: pacing decides on a count that failed itself (below); only decide() reads `failure`
-  failure: "closed",
-});
+function paceRule(limit: number): Rule {
+  return {
+    name: "webhook_rate",
+    limit,
+    windowSeconds: 1,
+    // Stryker disable next-line StringLiteral: the subject is built below; the limiter never reads `key`
+    key: "account",
+    algorithm: "fixed",
+    // Stryker disable next-line StringLiteral: pacing decides on a count that failed itself (below); only decide() reads `failure`
+    failure: "closed",
+  };
+}
 
 /** Seconds a delivery of `w` must wait before it is sent (0 = send now). */
 export function pacer(store: CounterStore): (w: PacedWebhook, nowMs: number) => Promise<number> {

@@ -19,7 +19,9 @@ export function parseSchedule(raw: string | undefined): readonly number[] {
 }
 
 /** Attempts in all: the first plus one per schedule step. */
-export const maxAttempts = (schedule: readonly number[]): number => schedule.length + 1;
+export function maxAttempts(schedule: readonly number[]): number {
+  return schedule.length + 1;
+}
 
 export type RetryDecision = { readonly retry: true; readonly delaySeconds: number } | { readonly retry: false };
 
@@ -57,7 +59,9 @@ export function parseRetryAfter(value: string | undefined, nowMs: number): numbe
  * for early or duplicate receives and for pacing waits (a webhook's rate_limit); a delivery that failed for good is released at once each time
  * until SQS moves it to the DLQ.
  */
-export const deliveryMaxReceiveCount = (schedule: readonly number[]): number => maxAttempts(schedule) + 3 + PACING_RECEIVES;
+export function deliveryMaxReceiveCount(schedule: readonly number[]): number {
+  return maxAttempts(schedule) + 3 + PACING_RECEIVES;
+}
 
 /** Receives a paced delivery may spend waiting for its webhook's rate (each wait is one receive). */
 export const PACING_RECEIVES = 20;

@@ -37,7 +37,9 @@ export const RESPONSE_BODY_BYTES = 1024;
 /** The delivery log's error when the address guard refuses the target. */
 export const BLOCKED_ADDRESS = "blocked_address";
 
-const blocked = (durationMs: number): SendResult => ({ ok: false, status: null, error: BLOCKED_ADDRESS, durationMs, blocked: true });
+function blocked(durationMs: number): SendResult {
+  return { ok: false, status: null, error: BLOCKED_ADDRESS, durationMs, blocked: true };
+}
 
 export class ForbiddenAddressError extends Error {
   readonly code = "EFORBIDDENADDRESS";

@@ -7,7 +7,9 @@ import { createHmac, randomBytes } from "node:crypto";
 export const SECRET_PREFIX = "whsec_";
 
 /** A new signing secret: `whsec_` + base64 of 32 random bytes. */
-export const newWebhookSecret = (): string => `${SECRET_PREFIX}${randomBytes(32).toString("base64")}`;
+export function newWebhookSecret(): string {
+  return `${SECRET_PREFIX}${randomBytes(32).toString("base64")}`;
+}
 
 function secretKey(secret: string): Buffer {
   const raw = secret.startsWith(SECRET_PREFIX) ? secret.slice(SECRET_PREFIX.length) : secret;
