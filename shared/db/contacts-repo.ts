@@ -3,7 +3,7 @@ import { DeleteCommand, QueryCommand, ScanCommand, TransactWriteCommand, UpdateC
 import type { Contact, ContactStore } from "../domain/contacts.ts";
 import { ValidationError } from "../errors.ts";
 import type { DomainEvent } from "../events/outbox.ts";
-import { candidatesOf, sameTexts, sparsestOf, type SearchCandidate, type SearchPlan, type TrigramPosting } from "../domain/search-index.ts";
+import { candidatesOf, knownShortest, listToFinish, sameTexts, sparsestOf, type ListStat, type SearchCandidate, type SearchPlan, type TrigramPosting } from "../domain/search-index.ts";
 import { accountsRepo } from "./accounts-repo.ts";
 import { cancelledOnCondition, db, failedConditionIndexes, isConditionalFailure, mainTableName } from "./client.ts";
 import { getItem, guardConcurrent, newRev, nextAccountScopedId, remember, revOf, strip, transact, type TransactItem } from "./items.ts";
@@ -17,6 +17,12 @@ const UPDATABLE = ["name", "email", "phone_number", "identifier", "custom_attrib
  * ends) and the sparsest of the others, small enough that the lists not read on cost little.
  */
 const POSTING_FIRST_PAGE = 32;
+/**
+ * A list once read whole of at most this many postings is read alone, whatever is known of the
+ * query's other lists: one Query call (about 6 KB with the texts), as much as a first page of two
+ * of the others would cost.
+ */
+const SMALL_KNOWN_LIST = 100;
 const CONTACT_ID_MAX = 9_999_999_999;
 
 export const toContact = (item: Record<string, unknown>): Contact => remember(strip<Contact>(item), item["rev"]);
@@ -176,27 +182,68 @@ async function readList(l: ListRead, texts: boolean, limit?: number): Promise<vo
   l.done = !l.start;
 }
 
+/**
+ * What this container's searches learned of posting lists' sizes, per account and trigram (the
+ * oldest forgotten past LIST_STATS_MAX): it lets a later search of the same trigrams read only the
+ * shortest list. Never a result: only which list is read (see `knownShortest`).
+ */
+const LIST_STATS_MAX = 20_000;
+const listStats = new Map<string, ListStat>();
+const statKey = (accountId: number, tri: string) => `${accountId}\u0000${tri}`;
+
+const statOf = (l: ListRead): ListStat => ({ size: l.ids.size, complete: l.done, last: l.last, textless: l.ids.size - l.texts.size });
+
+function learn(accountId: number, tri: string, l: ListRead): void {
+  const key = statKey(accountId, tri);
+  listStats.delete(key);
+  listStats.set(key, statOf(l));
+  if (listStats.size > LIST_STATS_MAX) listStats.delete(listStats.keys().next().value!);
+}
+
+function newList(accountId: number, tri: string): ListRead {
+  return { pk: keys.contactTrigramPartition(accountId, [...tri][0]!).pk, ...prefixRange(`${tri}#`), ids: new Set<number>(), texts: new Map(), last: 0, start: undefined, done: false };
+}
+
 async function searchCandidates(accountId: number, plan: SearchPlan): Promise<SearchCandidate[]> {
   // A prefix or a single trigram's posting list is one range: no rounds needed.
   if (plan.kind === "prefix") return rangeCandidates(accountId, plan.prefix, false);
   if (plan.trigrams.length === 1) return rangeCandidates(accountId, `${plan.trigrams[0]!}#`, plan.texts);
-  // Rarest first without statistics: read a first page of every list (ids ascending). A list
-  // that ends there is the shortest; else the sparsest so far is read on to its end, alone: its
+  // When earlier searches read these lists, the shortest is read alone: its texts decide.
+  const known = plan.texts ? knownShortest(plan.trigrams, (tri) => listStats.get(statKey(accountId, tri)), SMALL_KNOWN_LIST) : undefined;
+  if (known !== undefined) {
+    const list = newList(accountId, known);
+    await readList(list, plan.texts);
+    learn(accountId, known, list);
+    return candidatesOf([list])!;
+  }
+  // Rarest first: read a first page of every list no earlier search learned of (of every list,
+  // when all were learned of), ids ascending. A list that ends there is the shortest; else the
+  // smallest estimated, the sparsest so far or a list learned of, is read to its end: its
   // postings' texts decide each of its contacts, the other lists prune as far as they were read.
-  const lists: ListRead[] = plan.trigrams.map((tri) => ({
-    pk: keys.contactTrigramPartition(accountId, [...tri][0]!).pk,
-    ...prefixRange(`${tri}#`),
-    ids: new Set<number>(),
-    texts: new Map(),
-    last: 0,
-    start: undefined,
-    done: false,
-  }));
-  await Promise.all(lists.map((l) => readList(l, plan.texts, POSTING_FIRST_PAGE)));
-  const first = candidatesOf(lists);
-  if (first) return first;
-  await readList(lists[sparsestOf(lists)]!, plan.texts);
-  return candidatesOf(lists)!;
+  const learned = new Map<string, ListStat>();
+  for (const tri of plan.trigrams) {
+    const stat = listStats.get(statKey(accountId, tri));
+    if (stat) learned.set(tri, stat);
+  }
+  const unknown = plan.trigrams.filter((tri) => !learned.has(tri));
+  const first = unknown.length > 0 ? unknown : plan.trigrams;
+  const lists = first.map((tri) => ({ tri, list: newList(accountId, tri) }));
+  await Promise.all(lists.map(({ list }) => readList(list, plan.texts, POSTING_FIRST_PAGE)));
+  let found = candidatesOf(lists.map(({ list }) => list));
+  if (!found) {
+    const sparsest = lists[sparsestOf(lists.map(({ list }) => list))]!;
+    const others = plan.trigrams.filter((tri) => !first.includes(tri));
+    const pick = listToFinish([statOf(sparsest.list), ...others.map((tri) => learned.get(tri)!)]);
+    if (pick === 0) await readList(sparsest.list, plan.texts);
+    else {
+      const tri = others[pick - 1]!;
+      lists.push({ tri, list: newList(accountId, tri) });
+      await readList(lists.at(-1)!.list, plan.texts);
+    }
+    found = candidatesOf(lists.map(({ list }) => list))!;
+  }
+  for (const { tri, list } of lists) learn(accountId, tri, list);
+  return found;
 }
 
 /**

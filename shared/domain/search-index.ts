@@ -19,7 +19,6 @@
 export const MAX_TRIGRAMS = 90;
 /** End-of-field sentinel; control characters are removed from indexed text and queries. */
 export const END = "\u0001";
-/** How many of a long query's trigrams are read (spread over the query). */
 /**
  * How many of a long query's trigrams are looked up (spread over the query, first and last
  * included): a first page of each is read in parallel, so more of them find a short list sooner.
@@ -149,6 +148,70 @@ export function sparsestOf(lists: readonly PostingRead[]): number {
   const density = (l: PostingRead) => l.last / Math.max(1, l.ids.size);
   lists.forEach((l, i) => {
     if (density(l) > density(lists[best]!)) best = i;
+  });
+  return best;
+}
+
+/**
+ * What an earlier search learned of one posting list: how many postings it read, whether that was
+ * the whole list, the highest contact id among them (ids are read ascending), and how many were
+ * written before postings carried their texts.
+ */
+export interface ListStat {
+  readonly size: number;
+  readonly complete: boolean;
+  readonly last: number;
+  readonly textless: number;
+}
+
+/**
+ * The trigram whose posting list a search can read alone, to its end, from what earlier searches
+ * learned of the query's lists; undefined when that is not known. It is a list once read whole,
+ * whose postings all carry their texts (else the other lists are worth reading, to prune the
+ * contacts to check), and either
+ * - at most `small` postings (no more than a first page of each list would read), the smallest
+ *   such, whatever is known of the others; or
+ * - the smallest list read whole, when every list is known and none is estimated smaller: a list
+ *   read in part holds `size` postings up to id `last`, so about size x (highest id seen / last)
+ *   over the ids seen.
+ * The choice only decides how much is read, never the result: a posting list read to its end
+ * holds every match, and its postings' texts decide each (a list that grew since is read whole
+ * all the same).
+ */
+export function knownShortest(trigrams: readonly string[], statOf: (tri: string) => ListStat | undefined, small: number): string | undefined {
+  const stats = trigrams.map(statOf);
+  let best: number | undefined;
+  stats.forEach((s, i) => {
+    if (s?.complete && s.textless === 0 && (best === undefined || s.size < stats[best]!.size)) best = i;
+  });
+  if (best === undefined) return undefined;
+  const size = stats[best]!.size;
+  if (size <= small) return trigrams[best];
+  if (stats.some((s) => s === undefined)) return undefined;
+  const known = stats as ListStat[];
+  const estimate = estimator(known);
+  return known.every((s, i) => i === best || size <= estimate(s)) ? trigrams[best] : undefined;
+}
+
+/**
+ * Estimated sizes of posting lists: a list read whole holds `size`; one read in part holds `size`
+ * postings up to id `last`, so about size x (highest id seen / last) over the ids seen.
+ */
+function estimator(stats: readonly ListStat[]): (s: ListStat) => number {
+  const highest = Math.max(1, ...stats.map((s) => s.last));
+  return (s) => (s.complete ? s.size : (s.size * highest) / Math.max(1, s.last));
+}
+
+/**
+ * Which list to read to its end when none of those a search read a first page of has ended: the
+ * smallest estimated, among the sparsest of them (first) and the lists earlier searches learned of
+ * that this one did not read (a tie keeps the first).
+ */
+export function listToFinish(stats: readonly ListStat[]): number {
+  const estimate = estimator(stats);
+  let best = 0;
+  stats.forEach((s, i) => {
+    if (estimate(s) < estimate(stats[best]!)) best = i;
   });
   return best;
 }

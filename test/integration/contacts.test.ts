@@ -331,6 +331,49 @@ describe("contact search", () => {
       expect(contactKeysRead(f, calls)).toBe(26);
     });
 
+    it("reads only the lists earlier searches did not learn the size of, and finds a contact added since", async () => {
+      const f = await seedBulkAccount("Known lists", 120, { nameOf });
+      const expected = matches.filter((i) => i <= 120);
+      const trigramQueries = (calls: Awaited<ReturnType<typeof recordCalls>>) =>
+        calls.filter((c) => c.command === "QueryCommand" && String(c.input["ExpressionAttributeValues"][":pk"]).includes("#TRI#")).map((c) => String(c.input["ExpressionAttributeValues"][":lo"]));
+
+      let first: Awaited<ReturnType<typeof search>> | undefined;
+      const firstCalls = await recordCalls(async () => (first = await search(f, { q: "bulk 1" })));
+      let again: Awaited<ReturnType<typeof search>> | undefined;
+      const againCalls = await recordCalls(async () => (again = await search(f, { q: "bulk 1" })));
+
+      // "bulk 1" is looked up by "bul", "ulk", "lk " and "k 1": a first page of each, then one list alone.
+      expect(new Set(trigramQueries(firstCalls)).size).toBe(4);
+      expect(trigramQueries(againCalls)).toEqual(["k 1#"]);
+      expect(idsOf(first!)).toEqual(expected.slice(0, 25));
+      expect(idsOf(again!)).toEqual(idsOf(first!));
+      expect(again!.json.meta.count).toBe(expected.length);
+
+      const expectedOf = (q: string) => Array.from({ length: 120 }, (_, k) => 120 - k).filter((i) => nameOf(i).toLowerCase().includes(q));
+      // A query sharing the short list read whole reads it alone, though " 11" was never read.
+      let longer: Awaited<ReturnType<typeof search>> | undefined;
+      const longerCalls = await recordCalls(async () => (longer = await search(f, { q: "bulk 11" })));
+      expect(trigramQueries(longerCalls)).toEqual(["k 1#"]);
+      expect(expectedOf("bulk 11").length).toBeGreaterThan(3);
+      expect(idsOf(longer!)).toEqual(expectedOf("bulk 11"));
+
+      // A query whose learned lists were read in part only reads a first page of its new list ("k 2").
+      let other: Awaited<ReturnType<typeof search>> | undefined;
+      const otherCalls = await recordCalls(async () => (other = await search(f, { q: "bulk 2" })));
+      expect(trigramQueries(otherCalls)).toEqual(["k 2#"]);
+      expect(expectedOf("bulk 2").length).toBeGreaterThan(3);
+      expect(idsOf(other!)).toEqual(expectedOf("bulk 2"));
+
+      // A contact written since (as its create writes it): the list read alone is read whole again.
+      const ts = Math.floor(Date.now() / 1000);
+      const newcomer: Contact = { id: 121, account_id: f.accountId, name: "Bulk 1 newcomer", email: null, phone_number: null, identifier: null, thumbnail: "", custom_attributes: {}, additional_attributes: {}, created_at: ts, updated_at: ts, last_activity_at: null };
+      const items = contactSeedItems(newcomer, contactPostings(newcomer));
+      await db().send(new BatchWriteCommand({ RequestItems: { [mainTableName()]: items.map((Item) => ({ PutRequest: { Item } })) } }));
+      const after = await search(f, { q: "bulk 1" });
+      expect(idsOf(after)[0]).toBe(121);
+      expect(after.json.meta.count).toBe(expected.length + 1);
+    });
+
     it("rewrites the postings whose fields changed: an old name is not found through kept trigrams", async () => {
       const created = await create(b, { name: "Ana Lima", email: "al@texts.example" });
       const id = created.json.payload.contact.id;

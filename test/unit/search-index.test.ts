@@ -5,6 +5,9 @@ import {
   contactTrigrams,
   decideByTexts,
   END,
+  knownShortest,
+  listToFinish,
+  type ListStat,
   matchesContact,
   MAX_TRIGRAMS,
   normalize,
@@ -111,5 +114,52 @@ describe("contact search index", () => {
     // A tie keeps the first; an empty list counts as one posting.
     expect(sparsestOf([list(200, 3000), list(200, 3000)])).toBe(0);
     expect(sparsestOf([list(2, 10), list(0, 0), list(1, 6)])).toBe(2);
+  });
+
+  describe("the list a search reads alone, from what earlier searches learned", () => {
+    const whole = (size: number, last: number): ListStat => ({ size, complete: true, last, textless: 0 });
+    const part = (size: number, last: number): ListStat => ({ size, complete: false, last, textless: 0 });
+    /** Lists of at most 4 postings are small here (a first page of 4). */
+    const pick = (trigrams: string[], stats: Record<string, ListStat>) => knownShortest(trigrams, (tri) => stats[tri], 4);
+
+    it("is a small list read whole, the smallest such, whatever is known of the others", () => {
+      expect(pick(["abc", "bcd", "cde"], { bcd: whole(3, 900) })).toBe("bcd");
+      expect(pick(["abc", "bcd", "cde"], { abc: whole(4, 900), bcd: whole(2, 900), cde: part(4, 10) })).toBe("bcd");
+      // An empty list read whole: no contact holds that trigram.
+      expect(pick(["abc", "bcd"], { abc: whole(0, 0) })).toBe("abc");
+      expect(pick(["abc", "bcd"], { bcd: whole(5, 900) })).toBeUndefined();
+    });
+
+    it("is the smallest list read whole when every list is known and none is estimated smaller", () => {
+      expect(pick(["abc", "bcd", "cde"], { abc: whole(40, 9000), bcd: whole(6, 8000), cde: whole(12, 9900) })).toBe("bcd");
+      // 32 postings up to id 100 of ids up to 10 000: about 3 200.
+      expect(pick(["abc", "bcd"], { abc: part(32, 100), bcd: whole(400, 10_000) })).toBe("bcd");
+      // Equal estimates: the list read whole is taken.
+      expect(pick(["abc", "bcd"], { abc: part(32, 5000), bcd: whole(64, 10_000) })).toBe("bcd");
+    });
+
+    it("is none when no list was read whole or one read in part may be shorter", () => {
+      expect(pick(["abc", "bcd"], { abc: part(32, 100), bcd: part(32, 900) })).toBeUndefined();
+      // 32 postings up to id 8 000 of ids up to 10 000: about 40.
+      expect(pick(["abc", "bcd"], { abc: part(32, 8000), bcd: whole(400, 10_000) })).toBeUndefined();
+      expect(pick(["abc", "bcd"], { abc: part(32, 8000), bcd: whole(41, 10_000) })).toBeUndefined();
+      expect(pick(["abc", "bcd"], { abc: part(32, 8000), bcd: whole(40, 10_000) })).toBe("bcd");
+    });
+
+    it("reads to its end the smallest estimated list: the sparsest read in part or one learned of", () => {
+      // The sparsest read now: 32 postings up to id 6 400 (about 50 of ids up to 10 000).
+      expect(listToFinish([part(32, 6400), whole(400, 10_000), part(32, 800)])).toBe(0);
+      expect(listToFinish([part(32, 6400), whole(40, 10_000), part(32, 800)])).toBe(1);
+      expect(listToFinish([part(32, 6400), whole(400, 10_000), part(32, 9000)])).toBe(2);
+      // A tie keeps the list read now.
+      expect(listToFinish([part(32, 3200), whole(100, 10_000)])).toBe(0);
+    });
+
+    it("never picks a list holding postings without texts, whose contacts the other lists would prune", () => {
+      const textless = { ...whole(3, 50), textless: 1 };
+      expect(pick(["abc", "bcd"], { abc: textless })).toBeUndefined();
+      expect(pick(["abc", "bcd"], { abc: textless, bcd: whole(9, 90) })).toBeUndefined();
+      expect(pick(["abc", "bcd"], { abc: { ...whole(30, 90), textless: 1 }, bcd: whole(9, 90) })).toBe("bcd");
+    });
   });
 });
