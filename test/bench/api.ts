@@ -1,7 +1,8 @@
 /**
  * API benchmark (`npm run bench:api`): starts the sandbox in process (its own DynamoDB Local, in
  * memory), seeds 10 000 contacts with BatchWriteItem (the repository's own item builders, search
- * postings included), then drives the HTTP API with autocannon:
+ * postings included), then drives the HTTP API, at 1 connection with requests timed one by one,
+ * each followed by its floor's calls (paired), and at 8 connections with autocannon:
  *   - contact search (a selective query and a common one) over the 10 000 contacts,
  *   - message create,
  *   - conversations/meta,
@@ -11,6 +12,7 @@
  * Prints a table and writes docs/bench/api.json. Never asserts.
  */
 import autocannon from "autocannon";
+import { Agent, request } from "node:http";
 import { BatchGetCommand, BatchWriteCommand, DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand, TransactWriteCommand } from "@aws-sdk/lib-dynamodb";
 import { loopbackApiBase, withSandbox } from "./lib/sandbox.ts";
 import { localClient } from "../../infra/local/dynamo.ts";
@@ -22,7 +24,7 @@ import { contactPostings } from "../../shared/domain/search-index.ts";
 import { cores, cpuModel, writeResult } from "./lib/output.ts";
 import { p50p99, round } from "./lib/stats.ts";
 import { formatTable } from "./lib/table.ts";
-import { sampleMs } from "./lib/timing.ts";
+import { sampleMs, timeMs } from "./lib/timing.ts";
 
 const CONTACTS = Number(process.env["BENCH_CONTACTS"] ?? 10_000);
 const DURATION_S = Number(process.env["BENCH_DURATION"] ?? 8);
@@ -121,7 +123,7 @@ const sample = async (n: number, fn: (i: number) => Promise<unknown>) => p50p99(
  *   - a search reads the posting list that holds its matches, whole (an exact `meta.count` counts
  *     every match: ~400 postings for the common queries, "rre" for `ferreira` with the texts that
  *     decide them, "lim" for `lim`), then the contacts of the page (one BatchGetItem: 1 for the
- *     selective query, 25 for the common ones);
+ *     selective query, 25 for the common ones, every match when sorted by name);
  *   - conversations/meta reads its counter items (one BatchGetItem).
  * Two references beside them: the least any design of message create sends (the conversation read
  * and a 2-item transaction, message and outbox event), and a common search that counted nothing
@@ -174,48 +176,57 @@ async function floors(doc: DynamoDBDocumentClient, table: string, accountId: num
     return n;
   };
   if ((await postingList("rre", true)) < CONTACTS / LAST.length) throw new Error("the posting list of rre should hold every ferreira");
-  return {
-    getItem: await sample(200, get),
-    transact2: await sample(200, transact2),
-    messageCreateAnyDesign: await sample(200, async (i) => {
+  const calls = {
+    getItem: get,
+    transact2,
+    messageCreateAnyDesign: async (i: number) => {
       await auth(i);
       await get(i + 2);
       await transact2(i);
-    }),
-    messageCreate: await sample(200, async (i) => {
+    },
+    messageCreate: async (i: number) => {
       await auth(i);
       await batchGetKeys([keys.conversation(accountId, conv.id), keys.account(accountId)]);
       await batchGetKeys([keys.inbox(accountId, conv.inboxId), keys.contact(accountId, 1)]);
       await transact6(doc, table, accountId, 10_000 + i);
-    }),
-    searchSelective: await sample(200, async (i) => {
+    },
+    searchSelective: async (i: number) => {
       await auth(i);
       await query(1);
       await batchGet(i * 37, 1);
-    }),
-    searchCommon: await sample(200, async (i) => {
+    },
+    searchCommon: async (i: number) => {
       await auth(i);
       await postingList("rre", true);
       await batchGet(i * 37, 25);
-    }),
-    searchShort: await sample(200, async (i) => {
+    },
+    searchByName: async (i: number) => {
+      await auth(i);
+      const matches = await postingList("rre", true);
+      // Sorted by name, every match is read: BatchGetItem takes 100 keys, the chunks go in parallel.
+      await Promise.all(Array.from({ length: Math.ceil(matches / 100) }, (_, c) => batchGet(i * 37 + c * 100, Math.min(100, matches - c * 100))));
+    },
+    searchShort: async (i: number) => {
       await auth(i);
       await postingList("lim", false);
       await batchGet(i * 37, 25);
-    }),
-    searchCommonUncounted: await sample(200, async (i) => {
+    },
+    searchCommonUncounted: async (i: number) => {
       await auth(i);
       await query(26);
       await batchGet(i * 37, 25);
-    }),
-    meta: await sample(200, async (i) => {
+    },
+    meta: async (i: number) => {
       await auth(i);
       await batchGet(i, 2);
-    }),
+    },
   };
+  const stats = {} as Record<keyof typeof calls, { p50: number; p99: number }>;
+  for (const [name, fn] of Object.entries(calls) as [keyof typeof calls, (i: number) => Promise<unknown>][]) stats[name] = await sample(200, fn);
+  return { calls, stats };
 }
 
-type FloorName = "messageCreate" | "searchSelective" | "searchCommon" | "searchShort" | "meta";
+type FloorName = "messageCreate" | "searchSelective" | "searchCommon" | "searchByName" | "searchShort" | "meta";
 
 interface Row {
   readonly name: string;
@@ -227,11 +238,66 @@ interface Row {
   readonly p99: number;
   readonly non2xx: number;
   readonly ratioP50: number;
-  /** p50 / the route's floor p50 (goal <= 1.5). */
-  readonly ratioFloor: number;
+  /** p50 / the route's floor p50 (goal <= 1.5), both from the same paired samples; null at 8 connections. */
+  readonly ratioFloor: number | null;
+  /** The floor's p50 timed alternately with the route (1 connection only). */
+  readonly floorP50?: number;
 }
 
-async function load(name: string, floor: FloorName, opts: autocannon.Options): Promise<Omit<Row, "ratioP50" | "ratioFloor">> {
+type Measured = Omit<Row, "ratioP50">;
+
+const PAIRED_SAMPLES = Number(process.env["BENCH_PAIRED_SAMPLES"] ?? 200);
+const keepAlive = new Agent({ keepAlive: true, maxSockets: 1 });
+
+/** One request over a kept-alive connection; resolves with the status once the body is read. */
+function httpCall(url: string, init: { method?: string; headers: Record<string, string>; body?: string }): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method: init.method ?? "GET", headers: init.headers, agent: keepAlive }, (res) => {
+      res.resume();
+      res.on("end", () => resolve(res.statusCode ?? 0));
+      res.on("error", reject);
+    });
+    req.on("error", reject);
+    req.end(init.body);
+  });
+}
+
+/**
+ * At 1 connection: the route and its floor timed alternately, one request then the floor's calls,
+ * `PAIRED_SAMPLES` times after 20 untimed pairs, so that the machine's drift weighs on both alike
+ * and the ratio compares like with like (autocannon's latencies are whole milliseconds, too coarse
+ * against a 5-ms floor).
+ */
+async function paired(name: string, floor: FloorName, route: (i: number) => Promise<number>, floorCall: (i: number) => Promise<unknown>): Promise<Measured> {
+  const routeMs: number[] = [];
+  const floorMs: number[] = [];
+  let non2xx = 0;
+  for (let i = 0; i < 20 + PAIRED_SAMPLES; i++) {
+    let status = 0;
+    const r = await timeMs(async () => (status = await route(i)));
+    // Indexes past the floors' own samples: message create's floor writes items keyed by it.
+    const f = await timeMs(() => floorCall(1_000_000 + i));
+    if (status < 200 || status > 299) non2xx++;
+    if (i < 20) continue;
+    routeMs.push(r);
+    floorMs.push(f);
+  }
+  const route50 = p50p99(routeMs);
+  const floor50 = p50p99(floorMs);
+  return {
+    name,
+    floor,
+    connections: 1,
+    reqPerSec: Math.round(1000 / (routeMs.reduce((a, b) => a + b, 0) / routeMs.length)),
+    p50: round(route50.p50, 2),
+    p99: round(route50.p99, 2),
+    non2xx,
+    ratioFloor: round(route50.p50 / floor50.p50, 2),
+    floorP50: round(floor50.p50, 2),
+  };
+}
+
+async function load(name: string, floor: FloorName, opts: autocannon.Options): Promise<Measured> {
   const r = await autocannon({ duration: DURATION_S, ...opts });
   return {
     name,
@@ -241,6 +307,7 @@ async function load(name: string, floor: FloorName, opts: autocannon.Options): P
     p50: r.latency.p50,
     p99: r.latency.p99,
     non2xx: r.non2xx + r.errors,
+    ratioFloor: null,
   };
 }
 
@@ -286,11 +353,9 @@ async function run(sandbox: Sandbox): Promise<void> {
     headers,
     requests: [{ method: "GET", setupRequest: (req) => ({ ...req, path: `${new URL(base).pathname}/contacts/search?q=${encodeURIComponent(selective(n++))}` }) }],
   };
-  // The default order (newest first) pages from the postings; sort=name must read every match.
+  // The default order (newest first) pages from the postings; sort=name must read every match;
+  // a 3-character query has one posting list, whose postings are the matches.
   const searchCommon: autocannon.Options = { url: `${base}/contacts/search?q=ferreira`, headers };
-  const searchCommonByName: autocannon.Options = { url: `${base}/contacts/search?q=ferreira&sort=name`, headers };
-  // A 3-character query: one posting list, whose postings are the matches.
-  const searchCommonShort: autocannon.Options = { url: `${base}/contacts/search?q=lim`, headers };
   const messageCreate: autocannon.Options = {
     url: `${base}/conversations/${conv.id}/messages`,
     method: "POST",
@@ -299,23 +364,32 @@ async function run(sandbox: Sandbox): Promise<void> {
   };
   const meta: autocannon.Options = { url: `${base}/conversations/meta?status=open`, headers };
 
-  const measured: Omit<Row, "ratioP50" | "ratioFloor">[] = [];
-  for (const connections of [1, 8]) {
-    measured.push(await load("contact search, selective q (1 match)", "searchSelective", { ...searchSelective, connections }));
-    measured.push(await load(`contact search, common q (~${Math.round(CONTACTS / LAST.length)} matches)`, "searchCommon", { ...searchCommon, connections }));
-    if (connections === 1) {
-      measured.push(await load("contact search, common q, sort=name", "searchCommon", { ...searchCommonByName, connections }));
-      measured.push(await load(`contact search, common 3-character q (~${Math.round(CONTACTS / LAST.length)} matches)`, "searchShort", { ...searchCommonShort, connections }));
-    }
-    measured.push(await load("message create", "messageCreate", { ...messageCreate, connections }));
-    measured.push(await load("conversations/meta", "meta", { ...meta, connections }));
-  }
+  const path = new URL(base).pathname;
+  const origin = new URL(base).origin;
+  const get = (p: string) => () => httpCall(`${origin}${path}${p}`, { headers });
+  const f = floor.calls;
+  const common = `common q (~${Math.round(CONTACTS / LAST.length)} matches)`;
+  // Each row timed against its own floor's calls.
+  const row = (name: string, floorName: FloorName, route: (i: number) => Promise<number>) => paired(name, floorName, route, f[floorName]);
+  const measured: Measured[] = [
+    await row("contact search, selective q (1 match)", "searchSelective", (i) => httpCall(`${origin}${path}/contacts/search?q=${encodeURIComponent(selective(i))}`, { headers })),
+    await row(`contact search, ${common}`, "searchCommon", get("/contacts/search?q=ferreira")),
+    await row("contact search, common q, sort=name", "searchByName", get("/contacts/search?q=ferreira&sort=name")),
+    await row(`contact search, common 3-character q (~${Math.round(CONTACTS / LAST.length)} matches)`, "searchShort", get("/contacts/search?q=lim")),
+    await row("message create", "messageCreate", () => httpCall(`${origin}${path}/conversations/${conv.id}/messages`, { method: "POST", headers, body: messageCreate.body as string })),
+    await row("conversations/meta", "meta", get("/conversations/meta?status=open")),
+  ];
+  const connections = 8;
+  measured.push(await load("contact search, selective q (1 match)", "searchSelective", { ...searchSelective, connections }));
+  measured.push(await load(`contact search, ${common}`, "searchCommon", { ...searchCommon, connections }));
+  measured.push(await load("message create", "messageCreate", { ...messageCreate, connections }));
+  measured.push(await load("conversations/meta", "meta", { ...meta, connections }));
   const getItemAfter = await getItemMedian(doc, table, info.accountId);
   console.log(`bare GetItem (after): p50 ${getItemAfter.p50.toFixed(2)} ms, p99 ${getItemAfter.p99.toFixed(2)} ms`);
   const getItem = getItemAfter.p50 < getItemBefore.p50 ? getItemAfter : getItemBefore;
   const b = getItem.p50;
   const x = (ms: number) => `${round(ms / b, 1)}x`;
-  const rows: Row[] = measured.map((r) => ({ ...r, ratioP50: round(r.p50 / b, 1), ratioFloor: round(r.p50 / floor[r.floor].p50, 2) }));
+  const rows: Row[] = measured.map((r) => ({ ...r, ratioP50: round(r.p50 / b, 1) }));
 
   const bare = (name: string, f: { p50: number; p99: number }, ratioP50: string) => [name, 1, "-", f.p50.toFixed(2), f.p99.toFixed(1), ratioP50, "", ""];
   const lines = formatTable(
@@ -330,17 +404,18 @@ async function run(sandbox: Sandbox): Promise<void> {
       { header: "non-2xx", align: "right", minWidth: 7 },
     ],
     [
-      ...rows.map((r) => [r.name, r.connections, r.reqPerSec, r.p50.toFixed(1), r.p99.toFixed(1), `${r.ratioP50}x`, r.connections === 1 ? `${r.ratioFloor}x` : "-", r.non2xx]),
+      ...rows.map((r) => [r.name, r.connections, r.reqPerSec, r.p50.toFixed(1), r.p99.toFixed(1), `${r.ratioP50}x`, r.ratioFloor === null ? "-" : `${r.ratioFloor}x`, r.non2xx]),
       bare("bare DynamoDB GetItem (lower of before/after)", getItem, "1x"),
       bare("bare TransactWriteItems, 6 items", tx, `${round(tx.p50 / b, 1)}x`),
-      bare("bare TransactWriteItems, 2 items", floor.transact2, x(floor.transact2.p50)),
-      bare("floor: message create (auth, conversation, inbox + contact, tx 6)", floor.messageCreate, x(floor.messageCreate.p50)),
-      bare("floor: selective search (auth + Query + BatchGet 1)", floor.searchSelective, x(floor.searchSelective.p50)),
-      bare("floor: common search (auth + the matches' postings + BatchGet 25)", floor.searchCommon, x(floor.searchCommon.p50)),
-      bare("floor: 3-character search (auth + its posting list + BatchGet 25)", floor.searchShort, x(floor.searchShort.p50)),
-      bare("reference: message create, any design (auth + Get + tx 2)", floor.messageCreateAnyDesign, x(floor.messageCreateAnyDesign.p50)),
-      bare("reference: a search counting nothing (auth + Query 26 + BatchGet 25)", floor.searchCommonUncounted, x(floor.searchCommonUncounted.p50)),
-      bare("floor: conversations/meta (auth + BatchGet)", floor.meta, x(floor.meta.p50)),
+      bare("bare TransactWriteItems, 2 items", floor.stats.transact2, x(floor.stats.transact2.p50)),
+      bare("floor: message create (auth, conversation, inbox + contact, tx 6)", floor.stats.messageCreate, x(floor.stats.messageCreate.p50)),
+      bare("floor: selective search (auth + Query + BatchGet 1)", floor.stats.searchSelective, x(floor.stats.searchSelective.p50)),
+      bare("floor: common search (auth + the matches' postings + BatchGet 25)", floor.stats.searchCommon, x(floor.stats.searchCommon.p50)),
+      bare("floor: common search by name (auth + the matches' postings + BatchGet of every match)", floor.stats.searchByName, x(floor.stats.searchByName.p50)),
+      bare("floor: 3-character search (auth + its posting list + BatchGet 25)", floor.stats.searchShort, x(floor.stats.searchShort.p50)),
+      bare("reference: message create, any design (auth + Get + tx 2)", floor.stats.messageCreateAnyDesign, x(floor.stats.messageCreateAnyDesign.p50)),
+      bare("reference: a search counting nothing (auth + Query 26 + BatchGet 25)", floor.stats.searchCommonUncounted, x(floor.stats.searchCommonUncounted.p50)),
+      bare("floor: conversations/meta (auth + BatchGet)", floor.stats.meta, x(floor.stats.meta.p50)),
     ],
     { trimEnd: true },
   );
@@ -356,7 +431,7 @@ async function run(sandbox: Sandbox): Promise<void> {
     durationSeconds: DURATION_S,
     getItem: { p50Ms: b, p99Ms: getItem.p99, samples: GETITEM_SAMPLES, beforeP50Ms: getItemBefore.p50, afterP50Ms: getItemAfter.p50, kept: "the lower median" },
     transactWrite6: { p50Ms: tx.p50, p99Ms: tx.p99, samples: 225, ratioToGetItem: round(tx.p50 / b, 1) },
-    floors: Object.fromEntries(Object.entries(floor).map(([k, f]) => [k, { p50Ms: f.p50, p99Ms: f.p99, samples: 200, ratioToGetItem: round(f.p50 / b, 1) }])),
+    floors: Object.fromEntries(Object.entries(floor.stats).map(([k, f]) => [k, { p50Ms: f.p50, p99Ms: f.p99, samples: 200, ratioToGetItem: round(f.p50 / b, 1) }])),
     rows,
   });
   doc.destroy();

@@ -117,8 +117,9 @@ async function measureAll(bundles: readonly Bundle[]): Promise<Measured[]> {
 
 /**
  * References built the same way: the naive reference handler (default credential chain, full zod),
- * an empty module, and the AWS SDK alone as the functions bundle it (DocumentClient, one GetItem,
- * the environment credential provider): the floor every function starts from.
+ * an empty module, the AWS SDK alone as the functions bundle it (DocumentClient, one GetItem,
+ * the environment credential provider): the floor every function starts from, and the same with
+ * zod/mini and one schema (what validating at the boundary costs before any of the app's code).
  */
 async function buildReferences(outDir: string): Promise<BuiltFunction[]> {
   const refs: { fn: string; entry?: string; contents?: string; asFunctions?: boolean }[] = [
@@ -134,6 +135,22 @@ async function buildReferences(outDir: string): Promise<BuiltFunction[]> {
         "export const handler = async () => {",
         "  doc ??= DynamoDBDocumentClient.from(new DynamoDBClient({}));",
         '  return doc.send(new GetCommand({ TableName: "t", Key: { pk: "a", sk: "b" } }));',
+        "};",
+      ].join("\n"),
+    },
+    {
+      // The same and the validation library the functions use, with one small schema: its own share.
+      fn: "(reference) AWS SDK + zod/mini",
+      asFunctions: true,
+      contents: [
+        'import { DynamoDBClient } from "@aws-sdk/client-dynamodb";',
+        'import { DynamoDBDocumentClient, GetCommand } from "@aws-sdk/lib-dynamodb";',
+        'import * as z from "zod/mini";',
+        'const Key = z.strictObject({ pk: z.string().check(z.minLength(1)), sk: z.string() });',
+        "let doc: DynamoDBDocumentClient | undefined;",
+        "export const handler = async (event: unknown) => {",
+        "  doc ??= DynamoDBDocumentClient.from(new DynamoDBClient({}));",
+        '  return doc.send(new GetCommand({ TableName: "t", Key: Key.parse(event) }));',
         "};",
       ].join("\n"),
     },
@@ -187,7 +204,8 @@ try {
   const measured = all.slice(references.length);
   const naive = refs[0]!;
   const sdkAlone = refs[2]!;
-  const mapped = refs[3]!;
+  const sdkZod = refs[3]!;
+  const mapped = refs[4]!;
   const plain = measured.find((m) => m.fn === "accounts-show")!;
 
   const cores = coreCount();
@@ -209,6 +227,10 @@ try {
       ` the median function is ${ms2(median(medians) - sdkAlone.importMsMedian)} ms over it,` +
       ` ${ms2(median(medians) / sdkAlone.importMsMedian)} x (goal <= ${SDK_RATIO_GOAL} x: ${median(medians) <= SDK_RATIO_GOAL * sdkAlone.importMsMedian ? "met" : "NOT met"})`,
   );
+  console.log(
+    `the AWS SDK and zod/mini: ${sdkZod.bytes} B, ${sdkZod.importMsMedian} ms, ${ms2(sdkZod.importMsMedian / sdkAlone.importMsMedian)} x the SDK alone` +
+      ` (the validation library's share of the ${SDK_RATIO_GOAL} x)`,
+  );
   const over = measured.filter((m) => m.bytes > LIMITS.bytes || m.importMsMedian > LIMITS.importMs);
   console.log(over.length ? `\n${over.length} function(s) over a limit` : `\nall within ${LIMITS.bytes / 1000} KB and ${LIMITS.importMs} ms`);
   const scaledLimitMs = ms2((LIMITS.importMs * naive.importMsMedian) / REFERENCE_NAIVE_MS);
@@ -228,6 +250,7 @@ try {
     functions: measured,
     limits: LIMITS,
     sdkAlone: { importMsMedian: sdkAlone.importMsMedian, medianFunctionMs: median(medians), ratio: ms2(median(medians) / sdkAlone.importMsMedian), goal: SDK_RATIO_GOAL },
+    sdkAndZod: { importMsMedian: sdkZod.importMsMedian, ratioToSdkAlone: ms2(sdkZod.importMsMedian / sdkAlone.importMsMedian) },
     scaled: { issueNaiveMs: REFERENCE_NAIVE_MS, naiveMs: naive.importMsMedian, importMsLimit: scaledLimitMs, within: measured.length - overScaled.length, of: measured.length },
   };
   await writeResult("coldstart", report);
