@@ -11,13 +11,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { promisify } from "node:util";
-import { buildFunctions, CREDENTIAL_SHIM, ROOT } from "../../infra/build.ts";
+import { buildFunctions, CREDENTIAL_SHIM, isSdkInput, MAX_MEDIAN_OWN_BYTES, ROOT } from "../../infra/build.ts";
 import type { BuiltFunction } from "../../infra/build.ts";
 import { cores as coreCount, cpuModel, writeResult } from "./lib/output.ts";
-import { median, round } from "./lib/stats.ts";
+import { linearFit, median, round } from "./lib/stats.ts";
 import { formatTable } from "./lib/table.ts";
 
-const RUNS = 7;
+const RUNS = 11;
 const LIMITS = { bytes: 500_000, importMs: 50 } as const;
 /** The median function's import against the AWS SDK alone as the functions bundle it: the floor of a cold start. */
 const SDK_RATIO_GOAL = 1.15;
@@ -76,6 +76,8 @@ interface Sample {
 interface Measured {
   readonly fn: string;
   readonly bytes: number;
+  /** The bytes that are not the AWS SDK (infra/build.ts isSdkInput). */
+  readonly ownBytes: number;
   readonly importMsMedian: number;
   readonly importMsMax: number;
   readonly runs: number[];
@@ -111,7 +113,7 @@ async function measureAll(bundles: readonly Bundle[]): Promise<Measured[]> {
   }
   return bundles.map((b) => {
     const r = runs.get(b.fn)!;
-    return { fn: b.fn, bytes: b.bytes, importMsMedian: ms2(median(r)), importMsMax: Math.max(...r), runs: r };
+    return { fn: b.fn, bytes: b.bytes, ownBytes: b.ownBytes, importMsMedian: ms2(median(r)), importMsMax: Math.max(...r), runs: r };
   });
 }
 
@@ -158,7 +160,7 @@ async function buildReferences(outDir: string): Promise<BuiltFunction[]> {
   const out: BuiltFunction[] = [];
   for (const [i, ref] of refs.entries()) {
     const outfile = join(outDir, `reference-${i}`, "index.mjs");
-    await esbuild({
+    const result = await esbuild({
       ...(ref.entry ? { entryPoints: [ref.entry] } : { stdin: { contents: ref.contents ?? "", loader: "ts" as const, resolveDir: ROOT } }),
       ...(ref.asFunctions ? { alias: { "@aws-sdk/credential-provider-node": CREDENTIAL_SHIM } } : {}),
       outfile,
@@ -170,8 +172,11 @@ async function buildReferences(outDir: string): Promise<BuiltFunction[]> {
       mainFields: ["module", "main"],
       banner: { js: "import { createRequire } from 'module'; const require = createRequire(import.meta.url);" },
       logLevel: "warning",
+      metafile: true,
     });
-    out.push({ fn: ref.fn, outfile, bytes: (await stat(outfile)).size } as BuiltFunction);
+    const inputs = Object.values(result.metafile.outputs).flatMap((o) => Object.entries(o.inputs));
+    const ownBytes = inputs.filter(([input]) => !isSdkInput(input)).reduce((sum, [, i]) => sum + i.bytesInOutput, 0);
+    out.push({ fn: ref.fn, outfile, bytes: (await stat(outfile)).size, ownBytes, packages: [] });
   }
   return out;
 }
@@ -182,10 +187,10 @@ function table(rows: readonly Measured[]): string {
     ...(r.importMsMedian > LIMITS.importMs ? [`> ${LIMITS.importMs} ms`] : []),
   ];
   return formatTable(
-    ["function", { header: "KB", align: "right", minWidth: 7 }, { header: "median ms", align: "right", minWidth: 9 }, { header: "max ms", align: "right", minWidth: 7 }, ""],
+    ["function", { header: "KB", align: "right", minWidth: 7 }, { header: "own KB", align: "right", minWidth: 6 }, { header: "median ms", align: "right", minWidth: 9 }, { header: "max ms", align: "right", minWidth: 7 }, ""],
     rows.map((r) => {
       const flags = over(r);
-      return [r.fn, (r.bytes / 1000).toFixed(1), r.importMsMedian.toFixed(1), r.importMsMax.toFixed(1), flags.length ? `  OVER: ${flags.join(", ")}` : ""];
+      return [r.fn, (r.bytes / 1000).toFixed(1), (r.ownBytes / 1000).toFixed(1), r.importMsMedian.toFixed(1), r.importMsMax.toFixed(1), flags.length ? `  OVER: ${flags.join(", ")}` : ""];
     }),
     { rule: "line", trimEnd: true },
   );
@@ -231,6 +236,16 @@ try {
     `the AWS SDK and zod/mini: ${sdkZod.bytes} B, ${sdkZod.importMsMedian} ms, ${ms2(sdkZod.importMsMedian / sdkAlone.importMsMedian)} x the SDK alone` +
       ` (the validation library's share of the ${SDK_RATIO_GOAL} x)`,
   );
+  // Time against the bytes a function adds to the SDK: what the goal's allowance buys.
+  const fitted = [sdkAlone, sdkZod, ...measured];
+  const fit = linearFit(fitted.map((m) => [m.ownBytes / 1000, m.importMsMedian]));
+  const medianOwnKb = median(measured.map((m) => m.ownBytes)) / 1000;
+  const allowanceMs = (SDK_RATIO_GOAL - 1) * sdkAlone.importMsMedian;
+  console.log(
+    `time follows the code a function adds to the SDK: ${round(fit.slope, 3)} ms per KB (least squares over the SDK references and the ${measured.length} functions, r = ${round(fit.r, 2)});` +
+      ` the median function adds ${round(medianOwnKb, 1)} KB (budget ${MAX_MEDIAN_OWN_BYTES / 1000} KB, test/infra/stack.test.ts);` +
+      ` the ${SDK_RATIO_GOAL} x goal leaves ${ms2(allowanceMs)} ms, about ${fit.slope > 0 ? round(allowanceMs / fit.slope, 0) : "-"} KB at that rate, of which zod/mini with one schema takes ${round(sdkZod.ownBytes / 1000, 1)} KB`,
+  );
   const over = measured.filter((m) => m.bytes > LIMITS.bytes || m.importMsMedian > LIMITS.importMs);
   console.log(over.length ? `\n${over.length} function(s) over a limit` : `\nall within ${LIMITS.bytes / 1000} KB and ${LIMITS.importMs} ms`);
   const scaledLimitMs = ms2((LIMITS.importMs * naive.importMsMedian) / REFERENCE_NAIVE_MS);
@@ -250,7 +265,8 @@ try {
     functions: measured,
     limits: LIMITS,
     sdkAlone: { importMsMedian: sdkAlone.importMsMedian, medianFunctionMs: median(medians), ratio: ms2(median(medians) / sdkAlone.importMsMedian), goal: SDK_RATIO_GOAL },
-    sdkAndZod: { importMsMedian: sdkZod.importMsMedian, ratioToSdkAlone: ms2(sdkZod.importMsMedian / sdkAlone.importMsMedian) },
+    sdkAndZod: { importMsMedian: sdkZod.importMsMedian, ratioToSdkAlone: ms2(sdkZod.importMsMedian / sdkAlone.importMsMedian), ownBytes: sdkZod.ownBytes },
+    ownCode: { msPerKb: round(fit.slope, 4), interceptMs: ms2(fit.intercept), r: round(fit.r, 3), medianOwnBytes: medianOwnKb * 1000, budgetMedianOwnBytes: MAX_MEDIAN_OWN_BYTES, goalAllowanceMs: ms2(allowanceMs) },
     scaled: { issueNaiveMs: REFERENCE_NAIVE_MS, naiveMs: naive.importMsMedian, importMsLimit: scaledLimitMs, within: measured.length - overScaled.length, of: measured.length },
   };
   await writeResult("coldstart", report);

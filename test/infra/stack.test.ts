@@ -8,7 +8,7 @@ import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildFunctions, extraFunctions, MAX_BUNDLE_BYTES, ROUTER_FN, type BuiltFunction } from "../../infra/build.ts";
+import { buildFunctions, extraFunctions, isSdkInput, MAX_BUNDLE_BYTES, MAX_MEDIAN_OWN_BYTES, MAX_OWN_BYTES, packageOf, ROUTER_FN, type BuiltFunction } from "../../infra/build.ts";
 import { buildApp, DEFAULT_MEMORY_MB, DEFAULT_TIMEOUT_SECONDS, STAGES } from "../../infra/stack.ts";
 import type { Stage } from "../../infra/stack.ts";
 import { mainTable, throttleTable } from "../../shared/db/table.ts";
@@ -134,6 +134,29 @@ describe("bundles", () => {
   it("keeps every function within the size limit", () => {
     expect(built.length).toBe(fnNames.length + extraFunctions.length + 1);
     expect(built.filter((b) => b.bytes > MAX_BUNDLE_BYTES).map((b) => b.fn)).toEqual([]);
+  });
+
+  it("keeps what each function adds to the AWS SDK within the cold-start budget, and bundles no package it has not chosen", () => {
+    // A cold start compiles the bundle's source: the bytes past the SDK are its cost over the SDK alone.
+    const own = built.map((b) => b.ownBytes).sort((x, y) => x - y);
+    expect(built.filter((b) => b.ownBytes > MAX_OWN_BYTES).map((b) => `${b.fn} ${b.ownBytes} B`)).toEqual([]);
+    expect(own[Math.floor(own.length / 2)]).toBeLessThanOrEqual(MAX_MEDIAN_OWN_BYTES);
+    // The SDK is most of every bundle, and what is not the SDK is the app's own code and these.
+    for (const b of built) expect(b.ownBytes, b.fn).toBeLessThan(b.bytes / 2);
+    const chosen = new Set(["zod", "@middy/core", "busboy", "streamsearch"]);
+    const unchosen = built.flatMap((b) => b.packages.filter((p) => !isSdkInput(`node_modules/${p}/x.js`) && !chosen.has(p)).map((p) => `${b.fn}: ${p}`));
+    expect(unchosen).toEqual([]);
+  });
+
+  it("tells the AWS SDK's bundle inputs from the rest", () => {
+    expect(packageOf("node_modules/@smithy/core/dist-es/index.js")).toBe("@smithy/core");
+    expect(packageOf("node_modules/.pnpm/x/node_modules/zod/v4/core/core.js")).toBe("zod");
+    expect(packageOf("shared/http/api.ts")).toBeUndefined();
+    expect(isSdkInput("node_modules/@aws-sdk/client-dynamodb/dist-es/index.js")).toBe(true);
+    expect(isSdkInput("node_modules/mnemonist/lru-cache.js")).toBe(true);
+    expect(isSdkInput("node_modules/zod/v4/core/core.js")).toBe(false);
+    expect(isSdkInput("node_modules/@middy/core/index.js")).toBe(false);
+    expect(isSdkInput("shared/db/client.ts")).toBe(false);
   });
 
   it("leaves out what a cold start need not load: web streams (middy's streaming path), whole S3/SES clients", async () => {

@@ -69,3 +69,21 @@ export async function bootstrap90(stat: (resample: (units: readonly number[]) =>
   }
   return [fixed(quantile(out, 0.05), 2), fixed(quantile(out, 0.95), 2)];
 }
+
+/** Least-squares line through points (x, y): its slope, intercept and Pearson's r. */
+export function linearFit(points: readonly (readonly [number, number])[]): { slope: number; intercept: number; r: number } {
+  const n = points.length;
+  const mx = mean(points.map(([x]) => x));
+  const my = mean(points.map(([, y]) => y));
+  let sxy = 0;
+  let sxx = 0;
+  let syy = 0;
+  for (const [x, y] of points) {
+    sxy += (x - mx) * (y - my);
+    sxx += (x - mx) ** 2;
+    syy += (y - my) ** 2;
+  }
+  if (n < 2 || sxx === 0) return { slope: 0, intercept: my, r: 0 };
+  const slope = sxy / sxx;
+  return { slope, intercept: my - slope * mx, r: syy === 0 ? 0 : sxy / Math.sqrt(sxx * syy) };
+}
