@@ -126,9 +126,10 @@ const sample = async (n: number, fn: (i: number) => Promise<unknown>) => p50p99(
  *     decide them, "lim" for `lim`), then the contacts of the page (one BatchGetItem: 1 for the
  *     selective query, 25 for the common ones, every match when sorted by name);
  *   - conversations/meta reads its counter items (one BatchGetItem).
- * Two references beside them: the least any design of message create sends (the conversation read
- * and a 2-item transaction, message and outbox event), and a common search that counted nothing
- * (one Query of a page of 26).
+ * References beside them: the least any design of message create sends (the conversation read
+ * and a 2-item transaction, message and outbox event), a common search that counted nothing
+ * (one Query of a page of 26), and one posting list's first page against four sent in parallel
+ * (what a search in a new container sends; how far the emulator serializes them).
  * No HTTP, no handler, no validation: if a floor is over a goal, so is the route.
  */
 async function floors(doc: DynamoDBDocumentClient, table: string, accountId: number, conv: { id: number; inboxId: number }) {
@@ -176,6 +177,17 @@ async function floors(doc: DynamoDBDocumentClient, table: string, accountId: num
     } while (start);
     return n;
   };
+  /** A posting list's first page, as a search reads it when no earlier search learned the list's size. */
+  const firstPage = (tri: string) =>
+    doc.send(
+      new QueryCommand({
+        TableName: table,
+        KeyConditionExpression: "pk = :pk AND sk BETWEEN :lo AND :hi",
+        ExpressionAttributeValues: { ":pk": keys.contactTrigramPartition(accountId, tri[0]!).pk, ":lo": `${tri}#`, ":hi": `${tri}#\u{10FFFF}` },
+        ProjectionExpression: "sk, tx",
+        Limit: 32,
+      }),
+    );
   if ((await postingList("rre", true)) < CONTACTS / LAST.length) throw new Error("the posting list of rre should hold every ferreira");
   const calls = {
     getItem: get,
@@ -221,6 +233,9 @@ async function floors(doc: DynamoDBDocumentClient, table: string, accountId: num
       await auth(i);
       await batchGet(i, 2);
     },
+    // How the emulator serves the parallel first pages of a search in a new container.
+    firstPage: () => firstPage("fer"),
+    firstPages4: () => Promise.all(["fer", "err", "rre", "eir"].map(firstPage)),
   };
   const stats = {} as Record<keyof typeof calls, { p50: number; p99: number }>;
   for (const [name, fn] of Object.entries(calls) as [keyof typeof calls, (i: number) => Promise<unknown>][]) stats[name] = await sample(200, fn);
@@ -428,11 +443,15 @@ async function run(sandbox: Sandbox): Promise<void> {
       bare("reference: message create, any design (auth + Get + tx 2)", floor.stats.messageCreateAnyDesign, x(floor.stats.messageCreateAnyDesign.p50)),
       bare("reference: a search counting nothing (auth + Query 26 + BatchGet 25)", floor.stats.searchCommonUncounted, x(floor.stats.searchCommonUncounted.p50)),
       bare("floor: conversations/meta (auth + BatchGet)", floor.stats.meta, x(floor.stats.meta.p50)),
+      bare("reference: a posting list's first page (Query 32)", floor.stats.firstPage, x(floor.stats.firstPage.p50)),
+      bare("reference: 4 lists' first pages in parallel (4 x Query 32)", floor.stats.firstPages4, x(floor.stats.firstPages4.p50)),
     ],
     { trimEnd: true },
   );
   console.log(`\n${lines}\n`);
   console.log("Goals (at 1 connection): each route's p50 <= 1.5x its floor; the common search <= 15x the GetItem p50.");
+  const parallel = round(floor.stats.firstPages4.p50 / floor.stats.firstPage.p50, 2);
+  console.log(`DynamoDB Local serves 4 first pages sent in parallel in ${parallel}x the time of one (DynamoDB serves parallel requests side by side).`);
 
   await writeResult("api", {
     generatedAt: new Date().toISOString(),
@@ -443,6 +462,7 @@ async function run(sandbox: Sandbox): Promise<void> {
     durationSeconds: DURATION_S,
     getItem: { p50Ms: b, p99Ms: getItem.p99, samples: GETITEM_SAMPLES, beforeP50Ms: getItemBefore.p50, afterP50Ms: getItemAfter.p50, kept: "the lower median" },
     transactWrite6: { p50Ms: tx.p50, p99Ms: tx.p99, samples: 225, ratioToGetItem: round(tx.p50 / b, 1) },
+    parallelFirstPages: { ratio4To1: round(floor.stats.firstPages4.p50 / floor.stats.firstPage.p50, 2) },
     floors: Object.fromEntries(Object.entries(floor.stats).map(([k, f]) => [k, { p50Ms: f.p50, p99Ms: f.p99, samples: 200, ratioToGetItem: round(f.p50 / b, 1) }])),
     rows,
   });
