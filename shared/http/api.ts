@@ -20,6 +20,7 @@ import { throttleByClient, throttleByIdentity } from "./throttle.ts";
 import { corsHeaders } from "./cors.ts";
 import { config } from "../config.ts";
 import { now } from "../clock.ts";
+import { withDeadline } from "../domain/retry.ts";
 import type { ReplySpec } from "./schemas/common.ts";
 import {
   stateOf,
@@ -229,6 +230,13 @@ const specs = new WeakMap<object, ApiSpec>();
 export const apiSpecOf = (handler: unknown): ApiSpec | undefined =>
   typeof handler === "function" ? specs.get(handler) : undefined;
 
+/** What a request keeps for its reply after its last retry of a contended write. */
+export const RETRY_RESERVE_MS = 1500;
+
+/** Retries of contended writes stop in time for the reply to leave before the function times out. */
+const retryDeadline = (context: { getRemainingTimeInMillis?: () => number }): number =>
+  Date.now() + Math.max(0, (context.getRemainingTimeInMillis?.() ?? 10_000) - RETRY_RESERVE_MS);
+
 /**
  * Builds a route's Lambda handler: `export const handler = api("inboxes.create", {body}, fn)`.
  * The handler's context follows the route's row: PublicContext on public routes, KeyContext on
@@ -244,7 +252,7 @@ export function api<Id extends RouteId, B = undefined, Q = undefined>(
   for (const { stage } of API_STAGES) chain.use(stage(route));
   // The route's row chose the context type (ContextOf); contextFor builds that kind at run time.
   const run = fn as (ctx: HandlerContext<B, Q>) => Promise<Reply>;
-  const handler = chain.handler((event, context) => runHandler(route, options, run, event, stateOf({ context })));
+  const handler = chain.handler((event, context) => withDeadline(retryDeadline(context), () => runHandler(route, options, run, event, stateOf({ context }))));
   specs.set(handler, { routeId, ...options });
   return handler;
 }
