@@ -6,12 +6,14 @@
  * (docs/mutation.md). Same setup as vitest.config.ts.
  */
 import { defineConfig } from "vitest/config";
-import base from "./vitest.config.ts";
+import base, { DYNAMO_SETUP } from "./vitest.config.ts";
 
 export default defineConfig({
   ...base,
   test: {
     ...base.test,
+    projects: undefined,
+    ...DYNAMO_SETUP,
     include: [
       "test/unit/ratelimit-*.test.ts",
       "test/unit/webhook-*.test.ts",

@@ -5,20 +5,14 @@
  */
 import { App } from "aws-cdk-lib";
 import { Template } from "aws-cdk-lib/assertions";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { functionNames } from "../../infra/build.ts";
 import { buildApp } from "../../infra/stack.ts";
+import { stubBundles } from "../support/stub-bundles.ts";
 
-const assetsDir = mkdtempSync(join(tmpdir(), "conversa-cors-"));
-for (const fn of functionNames()) {
-  mkdirSync(join(assetsDir, fn), { recursive: true });
-  writeFileSync(join(assetsDir, fn, "index.mjs"), "export const handler = async () => ({ statusCode: 200 });\n");
-}
+const stubs = stubBundles("conversa-cors-");
+const assetsDir = stubs.dir;
 
-afterAll(() => rmSync(assetsDir, { recursive: true, force: true }));
+afterAll(() => stubs.remove());
 
 function apiOf(context: Record<string, unknown>): Record<string, unknown> {
   const { stack } = buildApp({ app: new App({ context }), assetsDir });

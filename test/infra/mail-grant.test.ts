@@ -1,13 +1,10 @@
 /** Password-recovery mail in the stack: only the POST /auth/password function may call SES, as MAIL_FROM. */
 import { App } from "aws-cdk-lib";
 import { Template } from "aws-cdk-lib/assertions";
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildFunctions } from "../../infra/build.ts";
 import { buildApp, MAIL_SENDING_FUNCTION } from "../../infra/stack.ts";
 import { DEFAULT_MAIL_FROM } from "../../shared/config.ts";
+import { stubBundles, type StubBundles } from "../support/stub-bundles.ts";
 
 interface Statement {
   readonly Action: string | string[];
@@ -15,25 +12,24 @@ interface Statement {
   readonly Condition?: unknown;
 }
 
-let assetsDir = "";
+let stubs: StubBundles | undefined;
 let byDefault: Map<string, Statement[]>;
 let byContext: Map<string, Statement[]>;
 
-// Bundling and synthesis are slow on a busy machine: done once, under the hook timeout.
+// Synthesis is slow on a busy machine: done once per context, under the hook timeout (over stub bundles: the roles matter here, not the code).
 beforeAll(async () => {
-  assetsDir = await mkdtemp(join(tmpdir(), "conversa-infra-mail-"));
-  await buildFunctions({ outDir: assetsDir });
+  stubs = stubBundles("conversa-infra-mail-");
   byDefault = sesStatements({ stage: "production" });
   byContext = sesStatements({ stage: "production", MAIL_FROM: "accounts@mail.conversa.test" });
 }, 180_000);
 
 afterAll(async () => {
-  if (assetsDir) await rm(assetsDir, { recursive: true, force: true });
+  stubs?.remove();
 });
 
 /** SES statements of each function's role, by function name. */
 function sesStatements(context: Record<string, unknown>): Map<string, Statement[]> {
-  const { stack } = buildApp({ app: new App({ context }), assetsDir });
+  const { stack } = buildApp({ app: new App({ context }), assetsDir: stubs!.dir });
   const t = Template.fromStack(stack);
   const out = new Map<string, Statement[]>();
   const policies = Object.values(t.findResources("AWS::IAM::Policy")) as { Properties: { Roles: { Ref: string }[]; PolicyDocument: { Statement: Statement[] } } }[];

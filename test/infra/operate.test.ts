@@ -6,11 +6,7 @@
 import { App, Stack, Validations } from "aws-cdk-lib";
 import { Annotations, Match, Template } from "aws-cdk-lib/assertions";
 import { Queue } from "aws-cdk-lib/aws-sqs";
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { functionNames } from "../../infra/build.ts";
 import { THROTTLE_COUNTER_ACTIONS, WORKER_TABLE_ACTIONS } from "../../infra/grants.ts";
 import { nagViolations } from "../../infra/nag.ts";
 import { ACCESS_LOG_FIELDS, ALARM_DEFAULTS, MAX_METRICS_PER_ALARM } from "../../infra/observability.ts";
@@ -18,11 +14,12 @@ import { buildApp, UPLOAD_FUNCTIONS, UPLOAD_READERS } from "../../infra/stack.ts
 import type { ConversaStack, Stage } from "../../infra/stack.ts";
 import { DELIVER_FN, FANOUT_FN } from "../../infra/webhooks.ts";
 import { mainTable } from "../../shared/db/table.ts";
+import { stubBundles, type StubBundles } from "../support/stub-bundles.ts";
 
 type Res = { Type: string; Properties: Record<string, any>; DeletionPolicy?: string };
 const ALARM_EMAIL = "ops@example.com";
 
-let dir = "";
+let stubs: StubBundles | undefined;
 const stacks = new Map<Stage, ConversaStack>();
 const templates = new Map<Stage, Template>();
 const tpl = (stage: Stage): Template => templates.get(stage)!;
@@ -48,16 +45,12 @@ const alarm = (t: Template, name: string): Res => {
 };
 
 function synth(context: Record<string, unknown>): { stack: ConversaStack; template: Template } {
-  const { stack } = buildApp({ app: new App({ context }), assetsDir: dir });
+  const { stack } = buildApp({ app: new App({ context }), assetsDir: stubs!.dir });
   return { stack, template: Template.fromStack(stack) };
 }
 
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), "conversa-operate-"));
-  for (const fn of functionNames()) {
-    await mkdir(join(dir, fn), { recursive: true });
-    await writeFile(join(dir, fn, "index.mjs"), "export const handler = async () => ({ statusCode: 200 });\n");
-  }
+  stubs = stubBundles("conversa-operate-");
   const prod = synth({ stage: "production", alarmEmail: ALARM_EMAIL, THROTTLE_LIMIT: "4000" });
   const dev = synth({ stage: "development", WEBHOOK_TIMEOUT: "7", alarmDeliveryFailures: "3", alarm5xxPercent: 2.5 });
   stacks.set("production", prod.stack).set("development", dev.stack);
@@ -65,7 +58,7 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  if (dir) await rm(dir, { recursive: true, force: true });
+  stubs?.remove();
 });
 
 describe("cdk-nag (AwsSolutions)", () => {

@@ -4,13 +4,10 @@
  */
 import { App } from "aws-cdk-lib";
 import { Template } from "aws-cdk-lib/assertions";
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { functionNames } from "../../infra/build.ts";
 import { buildApp } from "../../infra/stack.ts";
 import { CONFIG_KEYS } from "../../shared/config.ts";
+import { stubBundles, type StubBundles } from "../support/stub-bundles.ts";
 
 const CONTEXT = {
   ENABLE_THROTTLE: "false",
@@ -24,22 +21,16 @@ const CONTEXT = {
   RATE_LIMIT_CONVERSATIONS_META: "31",
 };
 
-let dir = "";
+let stubs: StubBundles | undefined;
 let template: Template;
 
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), "conversa-stub-"));
-  for (const fn of functionNames()) {
-    await mkdir(join(dir, fn), { recursive: true });
-    await writeFile(join(dir, fn, "index.mjs"), "export const handler = async () => ({ statusCode: 200 });\n");
-  }
-  const { stack } = buildApp({ app: new App({ context: { stage: "production", ...CONTEXT } }), assetsDir: dir });
+  stubs = stubBundles();
+  const { stack } = buildApp({ app: new App({ context: { stage: "production", ...CONTEXT } }), assetsDir: stubs.dir });
   template = Template.fromStack(stack);
 });
 
-afterAll(async () => {
-  await rm(dir, { recursive: true, force: true });
-});
+afterAll(() => stubs?.remove());
 
 describe("throttle configuration from CDK context", () => {
   it("knows every throttle variable", () => {

@@ -1,24 +1,21 @@
 /** The webhook pipeline in the synthesized stack: Pipe, bus, rule, queues, DLQs, triggers. */
 import { App } from "aws-cdk-lib";
 import { Match, Template } from "aws-cdk-lib/assertions";
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildFunctions } from "../../infra/build.ts";
 import { buildApp } from "../../infra/stack.ts";
 import { QUEUEING_FNS } from "../../infra/webhooks.ts";
 import { EVENT_NAMES } from "../../shared/events/catalog.ts";
 import { PIPE_FILTER_PATTERN, PIPE_INPUT_TEMPLATE } from "../../shared/events/envelope.ts";
 import { PACING_RECEIVES, parseSchedule } from "../../shared/delivery/schedule.ts";
 import { workers, type WorkerSettings } from "../../shared/workers.ts";
+import { stubBundles, type StubBundles } from "../support/stub-bundles.ts";
 
 type Res = { Type: string; Properties: Record<string, any> };
-let assetsDir = "";
+let stubs: StubBundles | undefined;
 let t: Template;
 let custom: Template;
 
-const synth = (context: Record<string, unknown>) => Template.fromStack(buildApp({ app: new App({ context }), assetsDir }).stack);
+const synth = (context: Record<string, unknown>) => Template.fromStack(buildApp({ app: new App({ context }), assetsDir: stubs!.dir }).stack);
 const ofType = (tpl: Template, type: string) => tpl.findResources(type) as Record<string, Res>;
 const idOf = (v: any): string => v?.Ref ?? v?.["Fn::GetAtt"]?.[0];
 const fnId = (tpl: Template, file: string) => {
@@ -30,14 +27,13 @@ const fnId = (tpl: Template, file: string) => {
 const redrive = (tpl: Template, queueId: string) => ofType(tpl, "AWS::SQS::Queue")[queueId]!.Properties.RedrivePolicy;
 
 beforeAll(async () => {
-  assetsDir = await mkdtemp(join(tmpdir(), "conversa-wh-infra-"));
-  await buildFunctions({ outDir: assetsDir });
+  stubs = stubBundles("conversa-wh-infra-");
   t = synth({ stage: "production" });
   custom = synth({ stage: "production", WEBHOOK_RETRY_SCHEDULE: "1,2", WEBHOOK_TIMEOUT: "9" });
 }, 120_000);
 
 afterAll(async () => {
-  if (assetsDir) await rm(assetsDir, { recursive: true, force: true });
+  stubs?.remove();
 });
 
 describe("outbox pipe", () => {

@@ -164,7 +164,7 @@ describe("PUT /auth/password", () => {
     expect(mismatch.json.errors).toEqual([{ field: "password_confirmation", code: "confirmation", message: "doesn't match Password" }]);
   });
 
-  it("revokes more keys than one transaction holds (two items per key, 100 per transaction)", async () => {
+  it("revokes more keys than one transaction holds (two items per key, 100 per transaction)", { timeout: 90_000 }, async () => {
     const u = await makeUser();
     const many = await Promise.all(Array.from({ length: 60 }, (_, i) => issueKey(u.userId, `k${i}`, 0)));
     const { token } = await requestToken(u.email);

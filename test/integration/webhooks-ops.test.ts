@@ -338,24 +338,24 @@ describe("health, re-enable and recover", () => {
 });
 
 describe("pacing", () => {
-  it("delivers 200 events to a receiver with rate_limit 20 at no more than 20 per second, none lost, without slowing another receiver", { timeout: 120_000 }, async () => {
+  it("delivers 60 events to a receiver with rate_limit 4 at no more than 4 per second, none lost, without slowing another receiver", { timeout: 120_000 }, async () => {
     const paced = await receiver();
     const free = await receiver();
     const b = await makeAccount("Pacing");
     const create = async (body: Record<string, unknown>): Promise<HookView> =>
       (await invoke("webhooks.create", { params: { account_id: b.accountId }, key: b.adminKey, body })).json.payload.webhook;
-    const hp = await create({ url: `${paced.url}?paced`, subscriptions: ["inbox_updated"], rate_limit: 20 });
-    expect(hp.rate_limit).toBe(20);
+    const hp = await create({ url: `${paced.url}?paced`, subscriptions: ["inbox_updated"], rate_limit: 4 });
+    expect(hp.rate_limit).toBe(4);
     await create({ url: `${free.url}?free`, subscriptions: ["inbox_updated"] });
-    const events = Array.from({ length: 200 }, () => event(b.accountId));
+    const events = Array.from({ length: 60 }, () => event(b.accountId));
     const started = Date.now();
     for (let i = 0; i < events.length; i += 10) await fanout(sqsEvent(events.slice(i, i + 10)));
-    await pump(() => paced.received.length >= 200 && free.received.length >= 200, 90_000, 3);
+    await pump(() => paced.received.length >= 60 && free.received.length >= 60, 90_000, 3);
 
-    expect(new Set(paced.received.map((r) => r.headers["webhook-id"])).size).toBe(200);
-    expect(new Set(free.received.map((r) => r.headers["webhook-id"])).size).toBe(200);
+    expect(new Set(paced.received.map((r) => r.headers["webhook-id"])).size).toBe(60);
+    expect(new Set(free.received.map((r) => r.headers["webhook-id"])).size).toBe(60);
     // Counted at the receiver, per second of the signed `webhook-timestamp` (the second the
-    // limiter counted the delivery in): never more than 20. Arrival times are reported too: on a
+    // limiter counted the delivery in): never more than 4. Arrival times are reported too: on a
     // loaded machine the event loop of this one process (worker, queue, receiver) may hold a
     // request past its second, which a deployed worker does not.
     const perSecond = (at: (r: Received) => number) => {
@@ -366,10 +366,12 @@ describe("pacing", () => {
     const stamped = perSecond((r) => Number(r.headers["webhook-timestamp"]));
     const arrived = perSecond((r) => Math.floor(r.at / 1000));
     console.log(`pacing: per stamped second ${stamped.join(" ")}; per arrival second ${arrived.join(" ")}`);
-    expect(Math.max(...stamped)).toBeLessThanOrEqual(20);
+    expect(Math.max(...stamped)).toBeLessThanOrEqual(4);
     const pacedSpan = Math.max(...paced.received.map((r) => r.at)) - started;
     const freeSpan = Math.max(...free.received.map((r) => r.at)) - started;
-    expect(pacedSpan).toBeGreaterThanOrEqual(9_000);
+    // 60 deliveries at 4 a second take 15 distinct seconds. The pace is set well under what a loaded
+    // machine delivers, so that the unpaced receiver's lead measures the pacing, not the machine.
+    expect(pacedSpan).toBeGreaterThanOrEqual(14_000);
     // The unpaced receiver is done first: its deliveries never wait behind the paced ones (the
     // bench measures by how much: webhook bench, scenario "paced").
     expect(freeSpan).toBeLessThan(pacedSpan);

@@ -21,6 +21,10 @@ resetConfig();
 // gone mid-test). The code never relies on TTL deletion (it checks expiresAt itself); the
 // sandbox keeps TTL on.
 const client = localClient(endpoint);
-await ensureTable(client, `main-${suffix}`, mainTable, { ttl: false });
-await ensureTable(client, `throttle-${suffix}`, throttleTable, { ttl: false });
+// Stream off too: no test here reads it (the sandbox's own tables keep theirs, for its stream
+// poller), and DynamoDB Local spends a fifth more per write keeping one.
+await Promise.all([
+  ensureTable(client, `main-${suffix}`, { ...mainTable, stream: false }, { ttl: false }),
+  ensureTable(client, `throttle-${suffix}`, throttleTable, { ttl: false }),
+]);
 client.destroy();
