@@ -16,7 +16,8 @@ let stubs: StubBundles | undefined;
 let byDefault: Map<string, Statement[]>;
 let byContext: Map<string, Statement[]>;
 
-// Synthesis is slow on a busy machine: done once per context, under the hook timeout (over stub bundles: the roles matter here, not the code).
+// Synthesis is slow on a busy machine: done once per context, under the hook timeout, over
+// stand-in bundles (the roles matter here, not the code).
 beforeAll(async () => {
   stubs = stubBundles("conversa-infra-mail-");
   byDefault = sesStatements({ stage: "production" });
