@@ -228,22 +228,55 @@ async function searchCandidates(accountId: number, plan: SearchPlan): Promise<Se
   const unknown = plan.trigrams.filter((tri) => !learned.has(tri));
   const first = unknown.length > 0 ? unknown : plan.trigrams;
   const lists = first.map((tri) => ({ tri, list: newList(accountId, tri) }));
-  await Promise.all(lists.map(({ list }) => readList(list, plan.texts, POSTING_FIRST_PAGE)));
+  // A list that ends within its first page and whose postings all carry their texts decides the
+  // search alone: the search goes on as soon as one has, not after the slowest first page. The
+  // other pages still arrive and are learned of (errors past that point are of no consequence).
+  const decisive = () => plan.texts && lists.some(({ list }) => list.done && list.texts.size === list.ids.size);
+  await untilEnough(
+    lists.map(({ tri, list }) => readList(list, plan.texts, POSTING_FIRST_PAGE).then(() => learn(accountId, tri, list))),
+    decisive,
+  );
   let found = candidatesOf(lists.map(({ list }) => list));
   if (!found) {
     const sparsest = lists[sparsestOf(lists.map(({ list }) => list))]!;
     const others = plan.trigrams.filter((tri) => !first.includes(tri));
     const pick = listToFinish([statOf(sparsest.list), ...others.map((tri) => learned.get(tri)!)]);
-    if (pick === 0) await readList(sparsest.list, plan.texts);
-    else {
-      const tri = others[pick - 1]!;
-      lists.push({ tri, list: newList(accountId, tri) });
-      await readList(lists.at(-1)!.list, plan.texts);
-    }
+    const finish = pick === 0 ? sparsest : { tri: others[pick - 1]!, list: newList(accountId, others[pick - 1]!) };
+    if (pick !== 0) lists.push(finish);
+    await readList(finish.list, plan.texts);
+    learn(accountId, finish.tri, finish.list);
     found = candidatesOf(lists.map(({ list }) => list))!;
   }
-  for (const { tri, list } of lists) learn(accountId, tri, list);
   return found;
+}
+
+/**
+ * Waits for every read, or only until `enough()` holds after one of them has ended; the first
+ * error before that is the result (as with Promise.all), errors after it are dropped.
+ */
+function untilEnough(reads: readonly Promise<void>[], enough: () => boolean): Promise<void> {
+  return new Promise((resolve, reject) => {
+    let left = reads.length;
+    let over = left === 0;
+    if (over) resolve();
+    for (const read of reads) {
+      read.then(
+        () => {
+          left--;
+          if (!over && (left === 0 || enough())) {
+            over = true;
+            resolve();
+          }
+        },
+        (err: unknown) => {
+          if (!over) {
+            over = true;
+            reject(err);
+          }
+        },
+      );
+    }
+  });
 }
 
 /**

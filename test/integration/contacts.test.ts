@@ -213,6 +213,50 @@ describe("contact search", () => {
     expect(queried.every((pk) => pk.includes("#TRI#"))).toBe(true);
   });
 
+  it("answers from the first list that ends in its first page, without waiting for the other lists' pages", async () => {
+    // "bulk 13": of its 5 trigrams' lists only " 13" (11 postings) ends within its first page, and
+    // its postings' texts decide. The other 4 lists' Queries are held for 3 s on their way to
+    // DynamoDB Local: the search answers before any of them is served, with the same matches.
+    const f = await seedBulkAccount("Search first list", 200);
+    const HOLD_MS = 3_000;
+    let held = 0;
+    let served = 0;
+    const name = `hold-${Math.random()}`;
+    db().middlewareStack.add(
+      (next, context) => async (args) => {
+        const input = args.input as { ExpressionAttributeValues?: Record<string, unknown> };
+        const lo = String(input.ExpressionAttributeValues?.[":lo"] ?? "");
+        if ((context as { commandName?: string }).commandName !== "QueryCommand" || !lo || lo.startsWith(" 13#")) return next(args);
+        held++;
+        await new Promise((r) => setTimeout(r, HOLD_MS));
+        try {
+          return await next(args);
+        } finally {
+          served++;
+        }
+      },
+      { step: "initialize", name },
+    );
+    try {
+      const started = Date.now();
+      const res = await search(f, { q: "bulk 13" });
+      const servedWhenAnswered = served;
+      expect(res.status).toBe(200);
+      expect(res.json.payload.map((c: { id: number }) => c.id)).toEqual([139, 137, 136, 134, 133, 131, 130, 13]);
+      expect(res.json.meta.count).toBe(8);
+      expect(held).toBe(4);
+      expect(servedWhenAnswered).toBe(0);
+      expect(Date.now() - started).toBeLessThan(HOLD_MS);
+      // The held pages still arrive; what they tell is learned: the same query now reads " 13" alone.
+      await expect.poll(() => served, { timeout: 4 * HOLD_MS, interval: 50 }).toBe(4);
+    } finally {
+      db().middlewareStack.remove(name);
+    }
+    const again = await recordCalls(() => search(f, { q: "bulk 13" }));
+    const lists = again.filter((c) => c.command === "QueryCommand").map((c) => String(c.input["ExpressionAttributeValues"][":lo"]));
+    expect(lists).toEqual([expect.stringMatching(/^ 13#/)]);
+  });
+
   it("pages a short query from its postings: reads about a page of contacts, seeks page N and the cursor, exact count", async () => {
     // 130 contacts, "Bulk <i>" unless i is a multiple of 3: 87 hold "bul", ids 130, 128, 127, 125 ...
     const f = await seedBulkAccount("Search paging", 130);
