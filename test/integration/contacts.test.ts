@@ -247,7 +247,7 @@ describe("contact search", () => {
       expect(held).toBe(4);
       expect(servedWhenAnswered).toBe(0);
       expect(Date.now() - started).toBeLessThan(HOLD_MS);
-      // The held pages still arrive; what they tell is learned: the same query now reads " 13" alone.
+      // The held pages are still served, after the reply; the same query then reads " 13" alone.
       await expect.poll(() => served, { timeout: 4 * HOLD_MS, interval: 50 }).toBe(4);
     } finally {
       db().middlewareStack.remove(name);
