@@ -7,9 +7,9 @@
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { inject } from "vitest";
 import type { Page, Request } from "playwright-core";
-import { startSandbox, type Sandbox } from "../../infra/local/sandbox.ts";
+import type { Sandbox } from "../../infra/local/sandbox.ts";
+import { startTestSandbox } from "../support/sandbox.ts";
 import { launchChromium, type Browser } from "../../web/chromium.ts";
 import { checkoutRepo } from "../../shared/db/checkout-repo.ts";
 import { createLink, TOKEN_TTL_SECONDS } from "../../shared/domain/checkout/checkout.ts";
@@ -21,12 +21,7 @@ let browser: Browser;
 
 beforeAll(async () => {
   [sandbox, browser] = await Promise.all([
-    startSandbox({
-      port: 0,
-      dynamoEndpoint: inject("dynamoEndpoint"),
-      tableName: `br-main-${suffix}`,
-      throttleTableName: `br-throttle-${suffix}`,
-    }),
+    startTestSandbox("br"),
     launchChromium(),
   ]);
 });

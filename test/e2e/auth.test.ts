@@ -5,20 +5,14 @@
  */
 import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { startSandbox, type Sandbox } from "../../infra/local/sandbox.ts";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Sandbox } from "../../infra/local/sandbox.ts";
+import { startTestSandbox } from "../support/sandbox.ts";
 import { hashingStats } from "../../shared/domain/passwords.ts";
 
 let sandbox: Sandbox;
-const suffix = Math.random().toString(36).slice(2, 8);
-
 beforeAll(async () => {
-  sandbox = await startSandbox({
-    port: 0,
-    dynamoEndpoint: inject("dynamoEndpoint"),
-    tableName: `e2e-auth-main-${suffix}`,
-    throttleTableName: `e2e-auth-throttle-${suffix}`,
-  });
+  sandbox = await startTestSandbox("e2e-auth");
 });
 
 afterAll(async () => {

@@ -5,17 +5,16 @@
  * Each answer is checked for its status and the fields such a client reads.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { inject } from "vitest";
-import { startSandbox, type Sandbox } from "../../infra/local/sandbox.ts";
+import type { Sandbox } from "../../infra/local/sandbox.ts";
+import { startTestSandbox } from "../support/sandbox.ts";
 import { startReceiver, type Receiver } from "../support/receiver.ts";
 
 let sandbox: Sandbox;
 let receiver: Receiver;
-const suffix = Math.random().toString(36).slice(2, 8);
 const png = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.alloc(1500, 3)]);
 
 beforeAll(async () => {
-  sandbox = await startSandbox({ port: 0, dynamoEndpoint: inject("dynamoEndpoint"), tableName: `e2e-cw-main-${suffix}`, throttleTableName: `e2e-cw-throttle-${suffix}` });
+  sandbox = await startTestSandbox("e2e-cw");
   receiver = await startReceiver();
 });
 

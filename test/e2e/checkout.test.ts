@@ -8,8 +8,8 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { inject } from "vitest";
-import { startSandbox, type Sandbox } from "../../infra/local/sandbox.ts";
+import type { Sandbox } from "../../infra/local/sandbox.ts";
+import { startTestSandbox } from "../support/sandbox.ts";
 import { runAdmin } from "../../tools/admin.ts";
 
 const PAGE = "https://www.conversa.example/assinar";
@@ -19,12 +19,8 @@ const dataDir = mkdtempSync(join(tmpdir(), "conversa-checkout-e2e-"));
 let sandbox: Sandbox;
 
 beforeAll(async () => {
-  sandbox = await startSandbox({
-    port: 0,
+  sandbox = await startTestSandbox("e2e-co", {
     dataDir,
-    dynamoEndpoint: inject("dynamoEndpoint"),
-    tableName: `e2e-co-main-${suffix}`,
-    throttleTableName: `e2e-co-throttle-${suffix}`,
     env: { CHECKOUT_PAGE_URL: PAGE, CHECKOUT_ALLOWED_ORIGINS: SITE },
   });
 });

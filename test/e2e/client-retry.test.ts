@@ -3,8 +3,9 @@
  * IP and minute). The sleep is injected: the waits the client chose are asserted, never slept; the
  * sleep moves the sandbox's clock instead, so the next attempt lands where the wait would have.
  */
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { startSandbox, type Sandbox } from "../../infra/local/sandbox.ts";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Sandbox } from "../../infra/local/sandbox.ts";
+import { startTestSandbox } from "../support/sandbox.ts";
 import { createClient, type ConversaClient, type RetryEvent, type RetryOptions } from "../../client/src/index.ts";
 
 const LIMIT = 2;
@@ -20,14 +21,9 @@ function freshWindow(): void {
 }
 
 let sandbox: Sandbox;
-const suffix = Math.random().toString(36).slice(2, 8);
 
 beforeAll(async () => {
-  sandbox = await startSandbox({
-    port: 0,
-    dynamoEndpoint: inject("dynamoEndpoint"),
-    tableName: `e2e-clr-main-${suffix}`,
-    throttleTableName: `e2e-clr-throttle-${suffix}`,
+  sandbox = await startTestSandbox("e2e-clr", {
     env: { APP_ENV: "production", THROTTLE_LIMIT: String(LIMIT), THROTTLE_TIMEOUT_MS: "15000" },
     clock,
   });

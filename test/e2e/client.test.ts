@@ -3,8 +3,9 @@
  * the route table, cursor paging, typed errors, webhook verification on a real delivery, and the
  * idempotent subscribe surviving a lost reply. Retries on 429 run in test/e2e/client-retry.test.ts.
  */
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { startSandbox, type Sandbox } from "../../infra/local/sandbox.ts";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Sandbox } from "../../infra/local/sandbox.ts";
+import { startTestSandbox } from "../support/sandbox.ts";
 import { routes } from "../../shared/routes.ts";
 import { signatureHeaders } from "../../shared/delivery/signing.ts";
 import { ConversaError, createClient, OPERATIONS, verifyWebhook, WebhookVerificationError, type ConversaClient } from "../../client/src/index.ts";
@@ -15,7 +16,7 @@ let receiver: Receiver;
 const suffix = Math.random().toString(36).slice(2, 8);
 
 beforeAll(async () => {
-  sandbox = await startSandbox({ port: 0, dynamoEndpoint: inject("dynamoEndpoint"), tableName: `e2e-cl-main-${suffix}`, throttleTableName: `e2e-cl-throttle-${suffix}` });
+  sandbox = await startTestSandbox("e2e-cl");
   receiver = await startReceiver();
 });
 

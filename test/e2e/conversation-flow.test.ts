@@ -6,8 +6,9 @@
  * The scenario's API calls go through the recommended client (client/).
  */
 import { Webhook } from "standardwebhooks";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { startSandbox, type Sandbox } from "../../infra/local/sandbox.ts";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Sandbox } from "../../infra/local/sandbox.ts";
+import { startTestSandbox } from "../support/sandbox.ts";
 import { EVENT_NAMES } from "../../shared/events/catalog.ts";
 import { outboxOf } from "../support/outbox.ts";
 import { startReceiver, type Receiver } from "../support/receiver.ts";
@@ -18,10 +19,9 @@ let receiver: Receiver;
 let secret: string;
 /** The recommended client, as the agent (the scenario) and as an administrator (the webhook). */
 let agent: ConversaClient;
-const suffix = Math.random().toString(36).slice(2, 8);
 
 beforeAll(async () => {
-  sandbox = await startSandbox({ port: 0, dynamoEndpoint: inject("dynamoEndpoint"), tableName: `flow-main-${suffix}`, throttleTableName: `flow-throttle-${suffix}` });
+  sandbox = await startTestSandbox("flow");
   receiver = await startReceiver();
   const as = (apiKey: string) => createClient({ baseUrl: sandbox.info.apiBase.replace("localhost", "127.0.0.1"), apiKey, accountId: sandbox.info.accountId, retry: { attempts: 1 } });
   agent = as(sandbox.info.agentApiKey);

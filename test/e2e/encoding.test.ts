@@ -1,12 +1,12 @@
 /** The sandbox gateway hands malformed encodings to the handlers' layer: 400 bad_encoding, never a 500. */
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { startSandbox, type Sandbox } from "../../infra/local/sandbox.ts";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Sandbox } from "../../infra/local/sandbox.ts";
+import { startTestSandbox } from "../support/sandbox.ts";
 
 let sandbox: Sandbox;
-const suffix = Math.random().toString(36).slice(2, 8);
 
 beforeAll(async () => {
-  sandbox = await startSandbox({ port: 0, dynamoEndpoint: inject("dynamoEndpoint"), tableName: `enc-main-${suffix}`, throttleTableName: `enc-throttle-${suffix}` });
+  sandbox = await startTestSandbox("enc");
 });
 
 afterAll(async () => {

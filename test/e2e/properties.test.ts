@@ -5,18 +5,18 @@
  * 5xx and an error has its documented shape.
  */
 import fc from "fast-check";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { startSandbox, type Sandbox } from "../../infra/local/sandbox.ts";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Sandbox } from "../../infra/local/sandbox.ts";
+import { startTestSandbox } from "../support/sandbox.ts";
 import { pathParams, routes, type Route } from "../../shared/routes.ts";
 
 /** Runs per route: bounded so that the whole file stays well under a minute. */
 const RUNS = 30;
 
 let sandbox: Sandbox;
-const suffix = Math.random().toString(36).slice(2, 8);
 
 beforeAll(async () => {
-  sandbox = await startSandbox({ port: 0, dynamoEndpoint: inject("dynamoEndpoint"), tableName: `prop-main-${suffix}`, throttleTableName: `prop-throttle-${suffix}` });
+  sandbox = await startTestSandbox("prop");
 });
 
 afterAll(async () => {

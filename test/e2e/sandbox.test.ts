@@ -3,19 +3,12 @@
  * on a free port, against the run's DynamoDB Local.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { inject } from "vitest";
-import { startSandbox, type Sandbox } from "../../infra/local/sandbox.ts";
+import type { Sandbox } from "../../infra/local/sandbox.ts";
+import { startTestSandbox } from "../support/sandbox.ts";
 
 let sandbox: Sandbox;
-const suffix = Math.random().toString(36).slice(2, 8);
-
 beforeAll(async () => {
-  sandbox = await startSandbox({
-    port: 0,
-    dynamoEndpoint: inject("dynamoEndpoint"),
-    tableName: `e2e-main-${suffix}`,
-    throttleTableName: `e2e-throttle-${suffix}`,
-  });
+  sandbox = await startTestSandbox("e2e");
 });
 
 afterAll(async () => {

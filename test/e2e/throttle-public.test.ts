@@ -5,8 +5,9 @@
  * Different client IPs are real: requests leave from 127.0.0.x source addresses (all loopback).
  */
 import { request } from "node:http";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { startSandbox, type Sandbox } from "../../infra/local/sandbox.ts";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Sandbox } from "../../infra/local/sandbox.ts";
+import { startTestSandbox } from "../support/sandbox.ts";
 
 interface Reply {
   status: number;
@@ -33,8 +34,7 @@ function post(sandbox: Sandbox, path: string, body: unknown, fromIp = "127.0.0.1
 }
 
 async function sandboxWith(env: Record<string, string>): Promise<Sandbox> {
-  const suffix = Math.random().toString(36).slice(2, 8);
-  return startSandbox({ port: 0, dynamoEndpoint: inject("dynamoEndpoint"), tableName: `e2e-tp-main-${suffix}`, throttleTableName: `e2e-tp-thr-${suffix}`, env });
+  return startTestSandbox("e2e-tp", { env });
 }
 
 const coupon = { code: "BEMVINDO15", plan: "profissional", billing_cycle: "monthly" };

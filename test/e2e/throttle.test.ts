@@ -4,8 +4,9 @@
  * The sandbox's clock is the real one shifted to one second into a minute, so a run never straddles
  * a window boundary whatever the wall clock says.
  */
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { startSandbox, type Sandbox } from "../../infra/local/sandbox.ts";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Sandbox } from "../../infra/local/sandbox.ts";
+import { startTestSandbox } from "../support/sandbox.ts";
 
 const LIMIT = 4;
 const RUN = [1, 2, 3, 4, 5, 6, 7] as const;
@@ -20,15 +21,7 @@ function atWindowStart(): void {
 }
 
 async function sandboxWith(env: Record<string, string>): Promise<Sandbox> {
-  const suffix = Math.random().toString(36).slice(2, 8);
-  return startSandbox({
-    port: 0,
-    dynamoEndpoint: inject("dynamoEndpoint"),
-    tableName: `e2e-thr-main-${suffix}`,
-    throttleTableName: `e2e-thr-throttle-${suffix}`,
-    env,
-    clock,
-  });
+  return startTestSandbox("e2e-thr", { env, clock });
 }
 
 function caller(sandbox: Sandbox) {

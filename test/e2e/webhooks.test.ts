@@ -6,23 +6,16 @@
 import { GetQueueAttributesCommand, SQSClient } from "@aws-sdk/client-sqs";
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { inject } from "vitest";
-import { startSandbox, type Sandbox } from "../../infra/local/sandbox.ts";
+import type { Sandbox } from "../../infra/local/sandbox.ts";
+import { startTestSandbox } from "../support/sandbox.ts";
 import { LOCAL_CREDENTIALS } from "../../infra/local/dynamo.ts";
 import { startReceiver, type Receiver } from "../support/receiver.ts";
 
 let sandbox: Sandbox;
 const receivers: Receiver[] = [];
-const suffix = Math.random().toString(36).slice(2, 8);
 
 beforeAll(async () => {
-  sandbox = await startSandbox({
-    port: 0,
-    dynamoEndpoint: inject("dynamoEndpoint"),
-    tableName: `e2e-wh-main-${suffix}`,
-    throttleTableName: `e2e-wh-throttle-${suffix}`,
-    env: { WEBHOOK_RETRY_SCHEDULE: "1,1,1", WEBHOOK_TIMEOUT: "1" },
-  });
+  sandbox = await startTestSandbox("e2e-wh", { env: { WEBHOOK_RETRY_SCHEDULE: "1,1,1", WEBHOOK_TIMEOUT: "1" } });
   // Warm-up: the first event pays the handler modules' imports (a cold start), not the pipeline.
   const warm = await receiver();
   const hook = await createHook(warm.url, ["inbox_created"]);
