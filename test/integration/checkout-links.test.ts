@@ -7,12 +7,10 @@
  * when they load (the token lifetime and form, the coupon messages) is computed inside the test
  * that checks it.
  */
-import { ScanCommand } from "@aws-sdk/lib-dynamodb";
 import { beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { putPlan } from "../../shared/db/catalog-repo.ts";
-import { db, mainTableName } from "../../shared/db/client.ts";
 import { sha256Hex } from "../../shared/domain/secrets.ts";
-import { makeCatalog, plan } from "../support/checkout.ts";
+import { failure, makeCatalog, plan, scan } from "../support/checkout.ts";
 
 const PAGE = "https://www.example.com.br/assinar";
 /** A customer as the request schema hands it over (phone in E.164, CNPJ without separators). */
@@ -32,22 +30,6 @@ async function load() {
   const checkout = await import("../../shared/domain/checkout/checkout.ts");
   const { checkoutRepo } = await import("../../shared/db/checkout-repo.ts");
   return { ...checkout, repo: checkoutRepo, deps: { catalog: checkoutRepo, tokens: checkoutRepo, pageUrl: PAGE } };
-}
-
-async function failure(p: Promise<unknown>): Promise<{ status: number; body(): unknown }> {
-  try {
-    await p;
-  } catch (err) {
-    return err as { status: number; body(): unknown };
-  }
-  throw new Error("expected the call to fail");
-}
-
-async function scan(entity: string) {
-  const out = await db().send(
-    new ScanCommand({ TableName: mainTableName(), FilterExpression: "entity = :e", ExpressionAttributeValues: { ":e": entity }, ConsistentRead: true }),
-  );
-  return out.Items ?? [];
 }
 
 const unix = (d: Date) => Math.floor(d.getTime() / 1000);

@@ -7,13 +7,11 @@
  * Each test loads the checkout modules afresh (vi.resetModules + import), so what they compute
  * when they load (the record lifetime) is computed inside the test that checks it.
  */
-import { ScanCommand } from "@aws-sdk/lib-dynamodb";
 import { beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { listCoupons } from "../../shared/db/catalog-repo.ts";
-import { db, mainTableName } from "../../shared/db/client.ts";
 import type { SubscribeInput, SubscribeStore } from "../../shared/domain/checkout/subscribe.ts";
 import { sha256Hex } from "../../shared/domain/secrets.ts";
-import { makeCatalog } from "../support/checkout.ts";
+import { failure, makeCatalog, scan } from "../support/checkout.ts";
 
 const PAGE = "https://www.example.com.br/assinar";
 /** A customer as the request schema hands it over (phone in E.164, CNPJ without separators). */
@@ -55,22 +53,6 @@ function body(userEmail: string, over: Partial<SubscribeInput> = {}): SubscribeI
     customer,
     ...over,
   };
-}
-
-async function failure(p: Promise<unknown>): Promise<{ status: number; body(): unknown }> {
-  try {
-    await p;
-  } catch (err) {
-    return err as { status: number; body(): unknown };
-  }
-  throw new Error("expected the call to fail");
-}
-
-async function scan(entity: string) {
-  const out = await db().send(
-    new ScanCommand({ TableName: mainTableName(), FilterExpression: "entity = :e", ExpressionAttributeValues: { ":e": entity }, ConsistentRead: true }),
-  );
-  return out.Items ?? [];
 }
 
 describe("Idempotency-Key", () => {

@@ -2,14 +2,12 @@
  * Subscribe against DynamoDB Local: one transaction (or nothing), e-mail uniqueness,
  * Idempotency-Key replay/409/concurrency, coupon redemptions never past the maximum.
  */
-import { ScanCommand } from "@aws-sdk/lib-dynamodb";
 import { beforeAll, describe, expect, it } from "vitest";
-import { db, mainTableName } from "../../shared/db/client.ts";
 import { getItem } from "../../shared/db/items.ts";
 import { checkoutKeys } from "../../shared/db/keys.ts";
 import { listCoupons } from "../../shared/db/catalog-repo.ts";
 import { invoke } from "../support/api.ts";
-import { makeCatalog, subscribeBody } from "../support/checkout.ts";
+import { makeCatalog, scan, subscribeBody } from "../support/checkout.ts";
 
 let cat: Awaited<ReturnType<typeof makeCatalog>>;
 let seq = 0;
@@ -18,13 +16,6 @@ const email = () => `buyer-${process.pid}-${++seq}@empresa.com.br`;
 beforeAll(async () => {
   cat = await makeCatalog([{ kind: "fixed", value: 1000, max_redemptions: 5, duration: "once" }, { kind: "percent", value: 10, max_redemptions: 1, duration: "once" }]);
 });
-
-async function scan(entity: string) {
-  const out = await db().send(
-    new ScanCommand({ TableName: mainTableName(), FilterExpression: "entity = :e", ExpressionAttributeValues: { ":e": entity }, ConsistentRead: true }),
-  );
-  return out.Items ?? [];
-}
 
 const redemptionsOf = async (code: string) => (await listCoupons()).find((c) => c.code === code)?.redemptions;
 

@@ -3,7 +3,7 @@
  * links with 24-hour tokens, prefill (expiry with an injected clock), coupon checks, quote,
  * CORS and cache-control.
  */
-import { ScanCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import { UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import { beforeAll, describe, expect, it } from "vitest";
 import { resetConfig } from "../../shared/config.ts";
 import { putRaw } from "../../shared/db/accounts-repo.ts";
@@ -13,7 +13,7 @@ import { checkoutKeys } from "../../shared/db/keys.ts";
 import { createLink, prefill, TOKEN_TTL_SECONDS } from "../../shared/domain/checkout/checkout.ts";
 import { sha256Hex } from "../../shared/domain/secrets.ts";
 import { invoke } from "../support/api.ts";
-import { customer, makeCatalog } from "../support/checkout.ts";
+import { customer, makeCatalog, scan } from "../support/checkout.ts";
 import { makeAccount } from "../support/fixtures.ts";
 
 const PAGE = "https://www.example.com.br/assinar";
@@ -27,13 +27,6 @@ let cat: Awaited<ReturnType<typeof makeCatalog>>;
 beforeAll(async () => {
   cat = await makeCatalog([{ kind: "percent", value: 10, max_redemptions: 0, duration: "once" }]);
 });
-
-async function scan(entity: string) {
-  const out = await db().send(
-    new ScanCommand({ TableName: mainTableName(), FilterExpression: "entity = :e", ExpressionAttributeValues: { ":e": entity }, ConsistentRead: true }),
-  );
-  return out.Items ?? [];
-}
 
 describe("plans", () => {
   it("lists published plans only, in the documented shape", async () => {

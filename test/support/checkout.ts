@@ -1,5 +1,7 @@
-/** Checkout test data: a catalog written through the repository, and valid request bodies. */
+/** Checkout test data: a catalog written through the repository, valid request bodies, and what the tests read back. */
+import { ScanCommand } from "@aws-sdk/lib-dynamodb";
 import { putCoupon, putPlan } from "../../shared/db/catalog-repo.ts";
+import { db, mainTableName } from "../../shared/db/client.ts";
 import { couponSchema, planSchema, type CouponDef, type Plan } from "../../shared/domain/checkout/catalog.ts";
 
 export const VALID_CNPJ = "11.222.333/0001-81";
@@ -56,4 +58,22 @@ export function subscribeBody(planSlug: string, email: string, over: Record<stri
     customer,
     ...over,
   };
+}
+
+/** Every item of the main table of one entity (a consistent scan: the tests' tables are small). */
+export async function scan(entity: string): Promise<Record<string, unknown>[]> {
+  const out = await db().send(
+    new ScanCommand({ TableName: mainTableName(), FilterExpression: "entity = :e", ExpressionAttributeValues: { ":e": entity }, ConsistentRead: true }),
+  );
+  return out.Items ?? [];
+}
+
+/** The error a call rejects with (an HttpError: status and body); fails the test when it resolves. */
+export async function failure(p: Promise<unknown>): Promise<{ status: number; body(): unknown }> {
+  try {
+    await p;
+  } catch (err) {
+    return err as { status: number; body(): unknown };
+  }
+  throw new Error("expected the call to fail");
 }
