@@ -9,6 +9,8 @@ export default {
     "shared/delivery/**/*.ts",
     "shared/domain/checkout/**/*.ts",
     "shared/domain/paging.ts",
+    "shared/domain/search-index.ts",
+    "shared/db/contact-search.ts",
   ],
   // TypeScript 7 has no JS API for Stryker to rewrite tsconfig.json with; nothing here needs it (vitest strips types).
   tsconfigFile: "tsconfig.stryker-none.json",

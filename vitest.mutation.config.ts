@@ -19,6 +19,7 @@ export default defineConfig({
       "test/unit/webhook-*.test.ts",
       "test/unit/checkout-*.test.ts",
       "test/unit/paging.test.ts",
+      "test/unit/search-index.test.ts",
       "test/integration/ratelimit-limiter.test.ts",
       "test/integration/checkout.test.ts",
       "test/integration/checkout-subscribe.test.ts",
@@ -29,6 +30,7 @@ export default defineConfig({
       "test/integration/delivery-log-first.test.ts",
       "test/integration/delivery-metrics.test.ts",
       "test/integration/webhook-pacing.test.ts",
+      "test/integration/contacts.test.ts",
     ],
   },
 });

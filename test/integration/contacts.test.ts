@@ -354,6 +354,11 @@ describe("contact search", () => {
       expect(idsOf(first)).toEqual(matches.slice(0, 25));
       expect(first.json.meta).toMatchObject({ count: matches.length, has_more: true });
       expect(idsOf(third)).toEqual(matches.slice(50, 75));
+      // A list of postings without texts is never read alone, though read whole before: the other
+      // lists prune the contacts to check.
+      const repeated = await recordCalls(() => search(f, { q: "bulk 1" }));
+      const lists = repeated.filter((c) => c.command === "QueryCommand" && String(c.input["ExpressionAttributeValues"][":pk"]).includes("#TRI#"));
+      expect(new Set(lists.map((c) => c.input["ExpressionAttributeValues"][":lo"])).size).toBe(4);
 
       // The operator's re-index gives them their fields: then only the page's contacts are read.
       const dataDir = mkdtempSync(join(tmpdir(), "conversa-reindex-"));
@@ -416,6 +421,177 @@ describe("contact search", () => {
       const after = await search(f, { q: "bulk 1" });
       expect(idsOf(after)[0]).toBe(121);
       expect(after.json.meta.count).toBe(expected.length + 1);
+    });
+
+    it("reads to its end a list an earlier search read whole, when it is estimated shorter than the lists read now", async () => {
+      // 400 contacts "Alpha Gamma <i>". "gamma 1" reads a first page of its 5 lists; "a 1" (ids 1,
+      // 10-19, 100-199: 111 postings, more than a list read alone at once) is the sparsest and is
+      // read whole. "alpha gamma 1" is then looked up by alp, pha, "a g", gam, mma and "a 1": a first
+      // page of the 3 lists no search read (400 postings each, none ends), and then "a 1", not read
+      // again in part but learned of, is estimated shorter than the sparsest of them: read whole.
+      const f = await seedBulkAccount("Learned list finished", 400, { nameOf: (i) => `Alpha Gamma ${i}` });
+      const ones = Array.from({ length: 400 }, (_, k) => 400 - k).filter((i) => String(i).startsWith("1"));
+      const reads = (calls: Awaited<ReturnType<typeof recordCalls>>) =>
+        calls
+          .filter((c) => c.command === "QueryCommand" && String(c.input["ExpressionAttributeValues"][":pk"]).includes("#TRI#"))
+          .map((c) => `${String(c.input["ExpressionAttributeValues"][":lo"]).replace(/#$/, "")}${c.input["Limit"] ? ` (${c.input["Limit"]})` : ""}`);
+
+      let first: Awaited<ReturnType<typeof search>> | undefined;
+      const firstCalls = await recordCalls(async () => (first = await search(f, { q: "gamma 1" })));
+      expect(first!.json.meta.count).toBe(ones.length);
+      expect(reads(firstCalls).sort()).toEqual(["a 1 (32)", "a 1", "amm (32)", "gam (32)", "ma  (32)", "mma (32)"].sort());
+
+      let longer: Awaited<ReturnType<typeof search>> | undefined;
+      const longerCalls = await recordCalls(async () => (longer = await search(f, { q: "alpha gamma 1", per: "100" })));
+      expect(reads(longerCalls).sort()).toEqual(["a 1", "a g (32)", "alp (32)", "pha (32)"]);
+      expect(longer!.json.meta.count).toBe(ones.length);
+      expect(idsOf(longer!)).toEqual(ones.slice(0, 100));
+    });
+
+    it("reads a posting list over as many pages as DynamoDB returns it in", async () => {
+      // DynamoDB answers a Query with at most 1 MB, whatever its Limit: here every trigram Query is
+      // cut to 7 items on its way to DynamoDB Local. No first page then ends: the sparsest list is
+      // read to its end, page by page, and the answers are those of whole pages.
+      const f = await seedBulkAccount("Paged postings", 200, { nameOf });
+      const PAGE = 7;
+      const name = `page-${Math.random()}`;
+      let queries = 0;
+      db().middlewareStack.add(
+        (next, context) => async (args) => {
+          const input = args.input as { Limit?: number; ExpressionAttributeValues?: Record<string, unknown> };
+          if ((context as { commandName?: string }).commandName !== "QueryCommand" || !String(input.ExpressionAttributeValues?.[":pk"] ?? "").includes("#TRI#")) return next(args);
+          queries++;
+          return next({ ...args, input: { ...input, Limit: Math.min(input.Limit ?? PAGE, PAGE) } });
+        },
+        { step: "initialize", name },
+      );
+      try {
+        const long = await search(f, { q: "bulk 1", per: "100" });
+        expect(long.json.meta.count).toBe(matches.length);
+        expect(idsOf(long)).toEqual(matches);
+        // 4 first pages, then the list read to its end: more than one page of it.
+        expect(queries).toBeGreaterThan(4 + 2);
+
+        const expectedOf = (q: string) => Array.from({ length: 200 }, (_, k) => 200 - k).filter((i) => nameOf(i).toLowerCase().includes(q));
+        const short = await search(f, { q: "k 1", per: "100" });
+        expect(short.json.meta.count).toBe(expectedOf("k 1").length);
+        expect(idsOf(short)).toEqual(expectedOf("k 1"));
+        const prefix = await search(f, { q: "so", per: "100" });
+        expect(prefix.json.meta.count).toBe(expectedOf("so").length);
+        expect(idsOf(prefix)).toEqual(expectedOf("so"));
+      } finally {
+        db().middlewareStack.remove(name);
+      }
+    });
+
+    it("reads postings' keys for queries of up to 3 characters, and their texts only for longer ones", async () => {
+      const f = await seedBulkAccount("Projections", 60, { nameOf });
+      const queriesOf = async (q: string) =>
+        (await recordCalls(() => search(f, { q })))
+          .filter((c) => c.command === "QueryCommand" && String(c.input["ExpressionAttributeValues"][":pk"]).includes("#TRI#"))
+          .map((c) => ({ projection: c.input["ProjectionExpression"], limit: c.input["Limit"] }));
+      // A prefix and a trigram: one range each, read whole at once, postings' keys only.
+      expect(await queriesOf("bu")).toEqual([{ projection: "sk", limit: undefined }]);
+      expect(await queriesOf("k 1")).toEqual([{ projection: "sk", limit: undefined }]);
+      // Longer: the texts decide.
+      const long = await queriesOf("bulk 1");
+      expect(long.length).toBeGreaterThan(1);
+      expect(long.every((q) => q.projection === "sk, tx")).toBe(true);
+    });
+
+    it("fails when a list's first page fails before a list decides the search, not after", async () => {
+      const f = await seedBulkAccount("Failing page", 200);
+      const fail = (tri: string) => {
+        const name = `fail-${Math.random()}`;
+        db().middlewareStack.add(
+          (next, context) => async (args) => {
+            const lo = String((args.input as { ExpressionAttributeValues?: Record<string, unknown> }).ExpressionAttributeValues?.[":lo"] ?? "");
+            if ((context as { commandName?: string }).commandName === "QueryCommand" && lo.startsWith(`${tri}#`)) {
+              // After a pause, so that a list that decides the search has arrived by then.
+              await new Promise((r) => setTimeout(r, 300));
+              throw Object.assign(new Error("injected failure"), { name: "InternalServerError", $fault: "server" });
+            }
+            return next(args);
+          },
+          { step: "initialize", name },
+        );
+        return name;
+      };
+      // "bulk 13": " 13" ends within its first page and decides; "bul" fails after it arrived.
+      let name = fail("bul");
+      try {
+        const res = await search(f, { q: "bulk 13" });
+        expect(res.status).toBe(200);
+        expect(res.json.meta.count).toBe(8);
+      } finally {
+        db().middlewareStack.remove(name);
+      }
+      // "bulk": neither of its lists (bul, ulk: 134 postings each) ends within its first page, so the failed page fails the search.
+      name = fail("bul");
+      try {
+        const started = Date.now();
+        const res = await search(f, { q: "bulk" });
+        // At once, not when the invocation's time runs out (a 500 too).
+        expect(Date.now() - started).toBeLessThan(5_000);
+        expect(res.status).toBe(500);
+        expect(res.json).toEqual({ error: "Internal server error", request_id: expect.any(String) });
+      } finally {
+        db().middlewareStack.remove(name);
+      }
+    });
+
+    it("never lets a list of postings without texts decide alone: it waits for the other lists' first pages", async () => {
+      // As in the test of the first list that ends, but with postings written before they carried
+      // texts: " 13" ends within its first page, yet its contacts are pruned by the other lists
+      // and checked, so the search waits for their pages (held here for 1 s) before it answers.
+      const f = await seedBulkAccount("Legacy first list", 200, { legacy: true });
+      const HOLD_MS = 1_000;
+      let served = 0;
+      const name = `hold-legacy-${Math.random()}`;
+      db().middlewareStack.add(
+        (next, context) => async (args) => {
+          const lo = String((args.input as { ExpressionAttributeValues?: Record<string, unknown> }).ExpressionAttributeValues?.[":lo"] ?? "");
+          if ((context as { commandName?: string }).commandName !== "QueryCommand" || !lo || lo.startsWith(" 13#")) return next(args);
+          await new Promise((r) => setTimeout(r, HOLD_MS));
+          try {
+            return await next(args);
+          } finally {
+            served++;
+          }
+        },
+        { step: "initialize", name },
+      );
+      try {
+        const res = await search(f, { q: "bulk 13" });
+        expect(served).toBe(4);
+        expect(res.json.payload.map((c: { id: number }) => c.id)).toEqual([139, 137, 136, 134, 133, 131, 130, 13]);
+      } finally {
+        db().middlewareStack.remove(name);
+      }
+    });
+
+    it("decides a longer query of a single trigram by its postings' texts", async () => {
+      // "aaaa" has one trigram, "aaa": its list holds both contacts, whose texts tell them apart.
+      const f = await makeAccount("One trigram");
+      const long = await create(f, { name: "Aaaa Zz" });
+      await create(f, { name: "Aaa Yy" });
+      const res = await search(f, { q: "AAAA" });
+      expect(idsOf(res)).toEqual([long.json.payload.contact.id]);
+      expect(res.json.meta.count).toBe(1);
+    });
+
+    it("reads a contact's id from its posting's key whatever its number of digits", async () => {
+      const f = await makeAccount("Long ids");
+      const ts = Math.floor(Date.now() / 1000);
+      const ids = [7, 98_765, 1_234_567_890];
+      for (const id of ids) {
+        const c: Contact = { id, account_id: f.accountId, name: `Digits ${id}`, email: null, phone_number: null, identifier: null, thumbnail: "", custom_attributes: {}, additional_attributes: {}, created_at: ts, updated_at: ts, last_activity_at: null };
+        const items = contactSeedItems(c, contactPostings(c));
+        await db().send(new BatchWriteCommand({ RequestItems: { [mainTableName()]: items.map((Item) => ({ PutRequest: { Item } })) } }));
+      }
+      expect(idsOf(await search(f, { q: "digits", sort: "name" }))).toEqual([1_234_567_890, 7, 98_765]);
+      expect(idsOf(await search(f, { q: "dig" }))).toEqual([1_234_567_890, 98_765, 7]);
+      expect(idsOf(await search(f, { q: "di" }))).toEqual([1_234_567_890, 98_765, 7]);
     });
 
     it("rewrites the postings whose fields changed: an old name is not found through kept trigrams", async () => {

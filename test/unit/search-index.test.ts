@@ -127,6 +127,8 @@ describe("contact search index", () => {
       expect(pick(["abc", "bcd", "cde"], { abc: whole(4, 900), bcd: whole(2, 900), cde: part(4, 10) })).toBe("bcd");
       // An empty list read whole: no contact holds that trigram.
       expect(pick(["abc", "bcd"], { abc: whole(0, 0) })).toBe("abc");
+      // At most `small`: a list of exactly that many is read alone too.
+      expect(pick(["abc", "bcd"], { abc: whole(4, 900) })).toBe("abc");
       expect(pick(["abc", "bcd"], { bcd: whole(5, 900) })).toBeUndefined();
     });
 
