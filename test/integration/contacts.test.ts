@@ -52,6 +52,48 @@ async function seedBulkAccount(name: string, n: number, opts: { nameOf?: (i: num
   return f;
 }
 
+/** A Query of a posting list on its way to DynamoDB Local: its range's start (`:lo`) and how to send it on. */
+interface ListQuery {
+  readonly lo: string;
+  readonly input: Record<string, unknown>;
+  send(input?: Record<string, unknown>): Promise<unknown>;
+}
+
+/** Runs `fn` with every posting-list Query handed to `around` (to hold, change or fail it). */
+async function aroundListQueries<T>(around: (q: ListQuery) => Promise<unknown>, fn: () => Promise<T>): Promise<T> {
+  const name = `around-${Math.random()}`;
+  db().middlewareStack.add(
+    (next, context) => async (args) => {
+      const input = args.input as Record<string, unknown> & { ExpressionAttributeValues?: Record<string, unknown> };
+      const values = input.ExpressionAttributeValues ?? {};
+      if ((context as { commandName?: string }).commandName !== "QueryCommand" || !String(values[":pk"] ?? "").includes("#TRI#")) return next(args);
+      return (await around({ lo: String(values[":lo"] ?? ""), input, send: (changed = input) => next({ ...args, input: changed }) })) as Awaited<ReturnType<typeof next>>;
+    },
+    { step: "initialize", name },
+  );
+  try {
+    return await fn();
+  } finally {
+    db().middlewareStack.remove(name);
+  }
+}
+
+/** Holds every posting-list Query but those of `kept` for `ms`, counting those held and those served. */
+function holdAllBut(kept: string, ms: number) {
+  const counts = { held: 0, served: 0 };
+  const around = async ({ lo, send }: ListQuery) => {
+    if (lo.startsWith(`${kept}#`)) return send();
+    counts.held++;
+    await new Promise((r) => setTimeout(r, ms));
+    try {
+      return await send();
+    } finally {
+      counts.served++;
+    }
+  };
+  return { counts, around };
+}
+
 describe("contacts", () => {
   it("creates a contact and writes contact_created with the documented payload", async () => {
     const res = await create(a, { name: "Maria Souza", email: "Maria@Example.com", phone_number: "+5511999990001", identifier: "crm-1", custom_attributes: { tier: "gold" } });
@@ -219,39 +261,20 @@ describe("contact search", () => {
     // DynamoDB Local: the search answers before any of them is served, with the same matches.
     const f = await seedBulkAccount("Search first list", 200);
     const HOLD_MS = 3_000;
-    let held = 0;
-    let served = 0;
-    const name = `hold-${Math.random()}`;
-    db().middlewareStack.add(
-      (next, context) => async (args) => {
-        const input = args.input as { ExpressionAttributeValues?: Record<string, unknown> };
-        const lo = String(input.ExpressionAttributeValues?.[":lo"] ?? "");
-        if ((context as { commandName?: string }).commandName !== "QueryCommand" || !lo || lo.startsWith(" 13#")) return next(args);
-        held++;
-        await new Promise((r) => setTimeout(r, HOLD_MS));
-        try {
-          return await next(args);
-        } finally {
-          served++;
-        }
-      },
-      { step: "initialize", name },
-    );
-    try {
+    const { counts, around } = holdAllBut(" 13", HOLD_MS);
+    await aroundListQueries(around, async () => {
       const started = Date.now();
       const res = await search(f, { q: "bulk 13" });
-      const servedWhenAnswered = served;
+      const servedWhenAnswered = counts.served;
       expect(res.status).toBe(200);
       expect(res.json.payload.map((c: { id: number }) => c.id)).toEqual([139, 137, 136, 134, 133, 131, 130, 13]);
       expect(res.json.meta.count).toBe(8);
-      expect(held).toBe(4);
+      expect(counts.held).toBe(4);
       expect(servedWhenAnswered).toBe(0);
       expect(Date.now() - started).toBeLessThan(HOLD_MS);
       // The held pages are still served, after the reply; the same query then reads " 13" alone.
-      await expect.poll(() => served, { timeout: 4 * HOLD_MS, interval: 50 }).toBe(4);
-    } finally {
-      db().middlewareStack.remove(name);
-    }
+      await expect.poll(() => counts.served, { timeout: 4 * HOLD_MS, interval: 50 }).toBe(4);
+    });
     const again = await recordCalls(() => search(f, { q: "bulk 13" }));
     const lists = again.filter((c) => c.command === "QueryCommand").map((c) => String(c.input["ExpressionAttributeValues"][":lo"]));
     expect(lists).toEqual([expect.stringMatching(/^ 13#/)]);
@@ -454,18 +477,12 @@ describe("contact search", () => {
       // read to its end, page by page, and the answers are those of whole pages.
       const f = await seedBulkAccount("Paged postings", 200, { nameOf });
       const PAGE = 7;
-      const name = `page-${Math.random()}`;
       let queries = 0;
-      db().middlewareStack.add(
-        (next, context) => async (args) => {
-          const input = args.input as { Limit?: number; ExpressionAttributeValues?: Record<string, unknown> };
-          if ((context as { commandName?: string }).commandName !== "QueryCommand" || !String(input.ExpressionAttributeValues?.[":pk"] ?? "").includes("#TRI#")) return next(args);
-          queries++;
-          return next({ ...args, input: { ...input, Limit: Math.min(input.Limit ?? PAGE, PAGE) } });
-        },
-        { step: "initialize", name },
-      );
-      try {
+      const cut = ({ input, send }: ListQuery) => {
+        queries++;
+        return send({ ...input, Limit: Math.min(Number(input["Limit"] ?? PAGE), PAGE) });
+      };
+      await aroundListQueries(cut, async () => {
         const long = await search(f, { q: "bulk 1", per: "100" });
         expect(long.json.meta.count).toBe(matches.length);
         expect(idsOf(long)).toEqual(matches);
@@ -479,9 +496,7 @@ describe("contact search", () => {
         const prefix = await search(f, { q: "so", per: "100" });
         expect(prefix.json.meta.count).toBe(expectedOf("so").length);
         expect(idsOf(prefix)).toEqual(expectedOf("so"));
-      } finally {
-        db().middlewareStack.remove(name);
-      }
+      });
     });
 
     it("reads postings' keys for queries of up to 3 characters, and their texts only for longer ones", async () => {
@@ -501,43 +516,27 @@ describe("contact search", () => {
 
     it("fails when a list's first page fails before a list decides the search, not after", async () => {
       const f = await seedBulkAccount("Failing page", 200);
-      const fail = (tri: string) => {
-        const name = `fail-${Math.random()}`;
-        db().middlewareStack.add(
-          (next, context) => async (args) => {
-            const lo = String((args.input as { ExpressionAttributeValues?: Record<string, unknown> }).ExpressionAttributeValues?.[":lo"] ?? "");
-            if ((context as { commandName?: string }).commandName === "QueryCommand" && lo.startsWith(`${tri}#`)) {
-              // After a pause, so that a list that decides the search has arrived by then.
-              await new Promise((r) => setTimeout(r, 300));
-              throw Object.assign(new Error("injected failure"), { name: "InternalServerError", $fault: "server" });
-            }
-            return next(args);
-          },
-          { step: "initialize", name },
-        );
-        return name;
+      // A Query of `tri`'s list fails, after a pause: a list that decides the search has arrived by then.
+      const failing = (tri: string) => async ({ lo, send }: ListQuery) => {
+        if (!lo.startsWith(`${tri}#`)) return send();
+        await new Promise((r) => setTimeout(r, 300));
+        throw Object.assign(new Error("injected failure"), { name: "InternalServerError", $fault: "server" });
       };
       // "bulk 13": " 13" ends within its first page and decides; "bul" fails after it arrived.
-      let name = fail("bul");
-      try {
+      await aroundListQueries(failing("bul"), async () => {
         const res = await search(f, { q: "bulk 13" });
         expect(res.status).toBe(200);
         expect(res.json.meta.count).toBe(8);
-      } finally {
-        db().middlewareStack.remove(name);
-      }
+      });
       // "bulk": neither of its lists (bul, ulk: 134 postings each) ends within its first page, so the failed page fails the search.
-      name = fail("bul");
-      try {
+      await aroundListQueries(failing("bul"), async () => {
         const started = Date.now();
         const res = await search(f, { q: "bulk" });
         // At once, not when the invocation's time runs out (a 500 too).
         expect(Date.now() - started).toBeLessThan(5_000);
         expect(res.status).toBe(500);
         expect(res.json).toEqual({ error: "Internal server error", request_id: expect.any(String) });
-      } finally {
-        db().middlewareStack.remove(name);
-      }
+      });
     });
 
     it("never lets a list of postings without texts decide alone: it waits for the other lists' first pages", async () => {
@@ -545,29 +544,12 @@ describe("contact search", () => {
       // texts: " 13" ends within its first page, yet its contacts are pruned by the other lists
       // and checked, so the search waits for their pages (held here for 1 s) before it answers.
       const f = await seedBulkAccount("Legacy first list", 200, { legacy: true });
-      const HOLD_MS = 1_000;
-      let served = 0;
-      const name = `hold-legacy-${Math.random()}`;
-      db().middlewareStack.add(
-        (next, context) => async (args) => {
-          const lo = String((args.input as { ExpressionAttributeValues?: Record<string, unknown> }).ExpressionAttributeValues?.[":lo"] ?? "");
-          if ((context as { commandName?: string }).commandName !== "QueryCommand" || !lo || lo.startsWith(" 13#")) return next(args);
-          await new Promise((r) => setTimeout(r, HOLD_MS));
-          try {
-            return await next(args);
-          } finally {
-            served++;
-          }
-        },
-        { step: "initialize", name },
-      );
-      try {
+      const { counts, around } = holdAllBut(" 13", 1_000);
+      await aroundListQueries(around, async () => {
         const res = await search(f, { q: "bulk 13" });
-        expect(served).toBe(4);
+        expect(counts.served).toBe(4);
         expect(res.json.payload.map((c: { id: number }) => c.id)).toEqual([139, 137, 136, 134, 133, 131, 130, 13]);
-      } finally {
-        db().middlewareStack.remove(name);
-      }
+      });
     });
 
     it("decides a longer query of a single trigram by its postings' texts", async () => {
