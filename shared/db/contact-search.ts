@@ -33,6 +33,7 @@ function textsOf(item: Item): readonly string[] | undefined {
   return Array.isArray(item["tx"]) ? (item["tx"] as unknown[]).map(String) : undefined;
 }
 
+/** What a read of postings returns: their keys, and their texts when the query is longer than a trigram. */
 function projection(texts: boolean) {
   return texts ? { ProjectionExpression: "sk, tx" } : { ProjectionExpression: "sk" };
 }
@@ -125,6 +126,10 @@ function newList(accountId: number, tri: string): ListRead {
   return { pk: keys.contactTrigramPartition(accountId, [...tri][0]!).pk, ...prefixRange(`${tri}#`), ids: new Set<number>(), texts: new Map(), last: 0, start: undefined, done: false };
 }
 
+/**
+ * The candidates of a planned search (`planSearch`), from the fewest posting-list reads this
+ * container knows how to make: a query's candidates, never a contact read.
+ */
 export async function searchCandidates(accountId: number, plan: SearchPlan): Promise<SearchCandidate[]> {
   // A prefix or a single trigram's posting list is one range: no rounds needed.
   if (plan.kind === "prefix") return rangeCandidates(accountId, plan.prefix, false);
