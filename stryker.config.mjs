@@ -11,6 +11,8 @@ export default {
     "shared/domain/paging.ts",
     "shared/domain/search-index.ts",
     "shared/db/contact-search.ts",
+    "shared/domain/reports.ts",
+    "shared/db/reports-repo.ts",
   ],
   // TypeScript 7 has no JS API for Stryker to rewrite tsconfig.json with; nothing here needs it (vitest strips types).
   tsconfigFile: "tsconfig.stryker-none.json",

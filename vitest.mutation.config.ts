@@ -20,6 +20,7 @@ export default defineConfig({
       "test/unit/checkout-*.test.ts",
       "test/unit/paging.test.ts",
       "test/unit/search-index.test.ts",
+      "test/unit/reports.test.ts",
       "test/integration/ratelimit-limiter.test.ts",
       "test/integration/checkout.test.ts",
       "test/integration/checkout-subscribe.test.ts",
@@ -31,6 +32,8 @@ export default defineConfig({
       "test/integration/delivery-metrics.test.ts",
       "test/integration/webhook-pacing.test.ts",
       "test/integration/contacts.test.ts",
+      "test/integration/report-shards.test.ts",
+      "test/integration/reports-widget.test.ts",
     ],
   },
 });

@@ -22,7 +22,7 @@ export const reportsRepo: ReportStore = {
       for (const f of REPORT_FIELDS) fields[f] += Number(i[f] ?? 0);
       days.set(day, fields);
     }
-    return [...days].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([day, fields]) => ({ day, fields }));
+    return [...days].map(([day, fields]) => ({ day, fields }));
   },
   async inboxExists(accountId, inboxId) {
     return (await inboxesRepo.getInbox(accountId, inboxId)) !== undefined;

@@ -29,10 +29,14 @@ export const AVG_METRICS = ["avg_first_response_time", "avg_resolution_time"] as
 export type Metric = (typeof COUNT_METRICS)[number] | (typeof AVG_METRICS)[number];
 export type GroupBy = "day" | "week" | "month";
 
-export const dayOf = (unixSeconds: number): string => new Date(unixSeconds * 1000).toISOString().slice(0, 10);
+export function dayOf(unixSeconds: number): string {
+  return new Date(unixSeconds * 1000).toISOString().slice(0, 10);
+}
 
 const DAY = 86_400;
-const dayStart = (ts: number) => Math.floor(ts / DAY) * DAY;
+function dayStart(ts: number): number {
+  return Math.floor(ts / DAY) * DAY;
+}
 
 /** Start (unix seconds, UTC) of the bucket holding `ts`. */
 export function bucketStart(ts: number, groupBy: GroupBy): number {
@@ -56,7 +60,7 @@ export interface DayRow {
 }
 
 export interface ReportStore {
-  /** Day rows of the scope ("account" or "inbox#<id>") between two days, inclusive. */
+  /** Day rows of the scope ("account" or "inbox#<id>") between two days, inclusive, in no particular order. */
   readDays(accountId: number, scope: string, fromDay: string, toDay: string): Promise<DayRow[]>;
   inboxExists(accountId: number, inboxId: number): Promise<boolean>;
 }

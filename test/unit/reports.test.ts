@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { bucketStart, dayOf, report, type DayRow, type ReportStore } from "../../shared/domain/reports.ts";
+import { bucketStart, dayOf, MAX_RANGE_SECONDS, report, type DayRow, type ReportStore } from "../../shared/domain/reports.ts";
 
 const T = (iso: string) => Date.parse(iso) / 1000;
 
@@ -41,6 +41,49 @@ describe("report buckets", () => {
       { value: 50, timestamp: T("2026-01-26T00:00:00Z"), count: 2 },
       { value: 30, timestamp: T("2026-02-02T00:00:00Z"), count: 1 },
     ]);
+  });
+
+  it("counts the day of `until` and ignores rows outside the range a store may return", async () => {
+    const rows = [
+      { day: "2026-03-01", fields: { conversations_count: 100 } },
+      { day: "2026-03-02", fields: { conversations_count: 1 } },
+      { day: "2026-03-04", fields: { conversations_count: 4 } },
+      { day: "2026-03-09", fields: { conversations_count: 100 } },
+    ];
+    const loose: ReportStore = { readDays: async () => rows, inboxExists: async () => true };
+    const q = { metric: "conversations_count" as const, type: "account" as const, since: T("2026-03-02T00:00:00Z"), until: T("2026-03-04T00:00:00Z"), group_by: "day" as const };
+    await expect(report(loose, 1, q)).resolves.toEqual([
+      { value: 1, timestamp: T("2026-03-02T00:00:00Z") },
+      { value: 0, timestamp: T("2026-03-03T00:00:00Z") },
+      { value: 4, timestamp: T("2026-03-04T00:00:00Z") },
+    ]);
+  });
+
+  it("answers a range of one instant and one of exactly the longest span", async () => {
+    const s = store({});
+    const at = T("2026-03-04T00:00:00Z");
+    await expect(report(s, 1, { metric: "conversations_count", type: "account", since: at, until: at, group_by: "day" })).resolves.toEqual([{ value: 0, timestamp: at }]);
+    const longest = await report(s, 1, { metric: "conversations_count", type: "account", since: at - MAX_RANGE_SECONDS, until: at, group_by: "month" });
+    expect(longest[0]!.timestamp).toBe(T("2021-02-01T00:00:00Z"));
+    expect(longest.at(-1)!.timestamp).toBe(T("2026-03-01T00:00:00Z"));
+    expect(longest).toHaveLength(62);
+  });
+
+  it("names the field and the rule of each refused query", async () => {
+    const s = store({});
+    const base = { metric: "conversations_count" as const, group_by: "day" as const };
+    const refused = (q: Parameters<typeof report>[2]) => report(s, 1, q).then(
+      () => undefined,
+      (err: { status: number; errors: unknown }) => ({ status: err.status, errors: err.errors }),
+    );
+    expect(await refused({ ...base, type: "account", since: 10, until: 5 })).toEqual({ status: 422, errors: [{ field: "until", code: "invalid", message: "must be after since" }] });
+    expect(await refused({ ...base, type: "account", since: 0, until: MAX_RANGE_SECONDS + 1 })).toEqual({
+      status: 422,
+      errors: [{ field: "until", code: "too_big", message: "range is longer than 5 years" }],
+    });
+    expect(await refused({ ...base, type: "inbox", since: 0, until: 5 })).toEqual({ status: 422, errors: [{ field: "id", code: "blank", message: "can't be blank" }] });
+    expect(await refused({ ...base, type: "inbox", id: 2, since: 0, until: 5 })).toEqual({ status: 422, errors: [{ field: "id", code: "invalid", message: "is not an inbox of this account" }] });
+    await expect(report(s, 1, { ...base, type: "inbox", id: 1, since: 0, until: 5 })).resolves.toEqual([{ value: 0, timestamp: 0 }]);
   });
 
   it("rejects reversed ranges and unknown inboxes", async () => {
