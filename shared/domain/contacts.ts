@@ -1,5 +1,6 @@
 /** Contacts: create, show, update, list, search. */
 import { accountRef, type Account } from "./accounts.ts";
+import { mergeAttributes } from "./attribute-maps.ts";
 import { NotFound, ValidationError } from "../errors.ts";
 import type { DomainEvent } from "../events/outbox.ts";
 import { pageMeta, skipFor, slicePage, type Listing, type Page, type PageRequest } from "./paging.ts";
@@ -128,6 +129,9 @@ async function updateContactOnce(store: ContactStore, accountId: number, contact
   const [account, prev] = await Promise.all([requireAccount(store, accountId), getContact(store, accountId, contactId)]);
   const patch: Partial<Record<Editable, unknown>> = {};
   for (const f of EDITABLE) if (input[f] !== undefined) patch[f] = f === "email" ? cleanEmail(input.email) : input[f];
+  // As Chatwoot's contact update: the maps sent are merged into the stored ones, key by key.
+  if (input.custom_attributes !== undefined) patch.custom_attributes = mergeAttributes("custom_attributes", prev.custom_attributes, input.custom_attributes);
+  if (input.additional_attributes !== undefined) patch.additional_attributes = mergeAttributes("additional_attributes", prev.additional_attributes, input.additional_attributes);
   const next = { ...prev, ...patch } as Contact;
   const changed = changedAttributes(prev, next, EDITABLE);
   if (changed.length === 0) return prev;

@@ -55,6 +55,17 @@ describe("twenty concurrent updates of one resource", { timeout: 180_000 }, () =
     expect(previous).toEqual(new Set(["Start Name", ...names.filter((n) => n !== final)]));
   });
 
+  it("contacts.update of custom_attributes, one key each: all 200, every key kept (the maps merge)", async () => {
+    const rs = await Promise.all(
+      names.map((name, i) => invoke("contacts.update", { params: P({ contact_id: contactId }), key: a.agentKey, body: { custom_attributes: { [`k${i}`]: name } }, budgetSeconds })),
+    );
+
+    expect(statuses(rs)).toEqual(all200);
+    const stored = (await invoke("contacts.show", { params: P({ contact_id: contactId }), key: a.agentKey })).json.payload.custom_attributes;
+    expect(stored).toEqual(Object.fromEntries(names.map((name, i) => [`k${i}`, name])));
+    expect(await outboxOf(a.accountId, "contact_updated")).toHaveLength(N);
+  });
+
   it("inboxes.update: all 200, one inbox_updated event each", async () => {
     const rs = await Promise.all(names.map((name) => invoke("inboxes.update", { params: P({ inbox_id: inboxId }), key: a.adminKey, body: { name }, budgetSeconds })));
 

@@ -8,9 +8,10 @@
  * store keeps no empty map key); a map over MAX_BYTES serialized.
  */
 import * as z from "zod/mini";
+import { attributeBytes, MAX_ATTRIBUTE_BYTES, TOO_LARGE_MESSAGE } from "../../domain/attribute-maps.ts";
 
 export const MAX_DEPTH = 10;
-export const MAX_BYTES = 16 * 1024;
+export const MAX_BYTES = MAX_ATTRIBUTE_BYTES;
 export const FORBIDDEN_KEYS: ReadonlySet<string> = new Set(["__proto__", "constructor", "prototype"]);
 
 export interface AttributeProblem {
@@ -47,8 +48,8 @@ export function attributeProblem(value: unknown): AttributeProblem | undefined {
   if (value === null || typeof value !== "object" || Array.isArray(value)) return undefined;
   const found = problemIn(value, 1);
   if (found) return found;
-  if (Buffer.byteLength(JSON.stringify(value), "utf8") > MAX_BYTES) {
-    return { code: "too_large", message: `is too large (maximum is ${MAX_BYTES / 1024} KB)` };
+  if (attributeBytes(value) > MAX_BYTES) {
+    return { code: "too_large", message: TOO_LARGE_MESSAGE };
   }
   return undefined;
 }
