@@ -2,6 +2,7 @@
 import busboy from "busboy";
 import { BadRequest, UnsupportedMediaType, ValidationError } from "../errors.ts";
 import type { UploadedFile } from "../domain/uploads.ts";
+import { badEncoding, utf8, wellFormed } from "./encoding.ts";
 
 export const isMultipart = (contentType: string | undefined): contentType is string => contentType !== undefined && /^multipart\/form-data\s*;/i.test(contentType);
 
@@ -24,39 +25,87 @@ export interface Form {
   readonly tooManyFiles: boolean;
 }
 
-/** Every text field and file of a multipart/form-data body; a file over `maxFileBytes` is marked truncated. */
-export function readForm(raw: Buffer | undefined, contentType: string, limits: { maxFileBytes: number; maxFiles: number; maxFields: number }): Promise<Form> {
+interface Limits {
+  readonly maxFileBytes: number;
+  readonly maxFiles: number;
+  readonly maxFields: number;
+}
+
+/**
+ * busboy decodes a text part by the charset its Content-Type names, else by `defCharset`. The
+ * parts that name none are read as latin1, which keeps their bytes, so that they can be held to
+ * UTF-8 (a lossy decode would store invalid bytes as U+FFFD). NO_CHARSET is a label no decoder
+ * knows: under it, exactly the parts that name no charset come back undefined.
+ */
+const RAW = "latin1";
+const NO_CHARSET = "x-conversa-no-charset";
+
+interface Parsed {
+  readonly fields: readonly (readonly [string, string | undefined])[];
+  readonly files: FormFile[];
+  readonly tooManyFiles: boolean;
+}
+
+function parse(raw: Buffer | undefined, contentType: string, limits: Limits, defCharset: string, withFiles: boolean): Promise<Parsed> {
   let parser: busboy.Busboy;
   try {
     parser = busboy({
       headers: { "content-type": contentType },
+      // Browsers send a file's name as raw UTF-8 in `filename="…"`.
+      defParamCharset: "utf8",
+      defCharset,
       limits: { fileSize: limits.maxFileBytes, files: limits.maxFiles, fields: limits.maxFields, parts: limits.maxFiles + limits.maxFields, fieldSize: 200_000 },
     });
   } catch {
     throw new BadRequest("bad_multipart", "Malformed multipart body");
   }
   return new Promise((resolve, reject) => {
-    const fields: Record<string, string | string[]> = {};
+    const fields: (readonly [string, string | undefined])[] = [];
     const files: FormFile[] = [];
     let tooManyFiles = false;
-    parser.on("field", (name, value) => {
-      const prev = fields[name];
-      fields[name] = prev === undefined ? value : Array.isArray(prev) ? [...prev, value] : [prev, value];
-    });
-    parser.on("file", (name, stream, info) => {
-      const chunks: Buffer[] = [];
-      let truncated = false;
-      stream.on("data", (c: Buffer) => chunks.push(c));
-      stream.on("limit", () => (truncated = true));
-      stream.on("end", () => {
-        files.push({ field: name, filename: info.filename ?? "file", contentType: info.mimeType || "application/octet-stream", data: Buffer.concat(chunks), truncated });
+    parser.on("field", (name, value: string | undefined) => fields.push([name, value]));
+    if (withFiles) {
+      parser.on("file", (name, stream, info) => {
+        const chunks: Buffer[] = [];
+        let truncated = false;
+        stream.on("data", (c: Buffer) => chunks.push(c));
+        stream.on("limit", () => (truncated = true));
+        stream.on("end", () => {
+          files.push({ field: name, filename: info.filename ?? "file", contentType: info.mimeType || "application/octet-stream", data: Buffer.concat(chunks), truncated });
+        });
       });
-    });
+    }
     parser.on("filesLimit", () => (tooManyFiles = true));
     parser.on("error", () => reject(new BadRequest("bad_multipart", "Malformed multipart body")));
     parser.on("close", () => resolve({ fields, files, tooManyFiles }));
     parser.end(raw ?? Buffer.alloc(0));
   });
+}
+
+const ASCII = /^[\x00-\x7f]*$/;
+
+/**
+ * Every text field and file of a multipart/form-data body; a file over `maxFileBytes` is marked
+ * truncated. A text field that is not valid UTF-8 (or not valid in the charset its part names, or
+ * in a charset no decoder knows) is a 400 `bad_encoding`, as in a JSON body.
+ */
+export async function readForm(raw: Buffer | undefined, contentType: string, limits: Limits): Promise<Form> {
+  const parsed = await parse(raw, contentType, limits, RAW, true);
+  let values = parsed.fields.map(([, v]) => v);
+  if (!values.every((v) => v !== undefined && ASCII.test(v))) {
+    // Some text is not ASCII: which parts named their charset (decoded by it already)?
+    const named = (await parse(raw, contentType, limits, NO_CHARSET, false)).fields.map(([, v]) => v !== undefined);
+    // A part that named its charset comes decoded; a decoder puts U+FFFD where bytes were invalid in it.
+    values = values.map((v, i) => (v === undefined ? v : named[i] ? (v.includes("\uFFFD") ? undefined : v) : utf8(Buffer.from(v, RAW))));
+  }
+  const fields: Record<string, string | string[]> = {};
+  parsed.fields.forEach(([name], i) => {
+    const value = values[i];
+    if (value === undefined || !wellFormed(value)) throw badEncoding(`The form field ${name}`);
+    const prev = fields[name];
+    fields[name] = prev === undefined ? value : Array.isArray(prev) ? [...prev, value] : [prev, value];
+  });
+  return { fields, files: parsed.files, tooManyFiles: parsed.tooManyFiles };
 }
 
 /** Files a form body may carry. */

@@ -143,3 +143,58 @@ describe("multipart message create", () => {
     expect(bad.json.attributes).toEqual(["private"]);
   });
 });
+
+describe("the text of a form, held to its encoding as a JSON body is", () => {
+  type Part = { name: string; data: Buffer; headers?: string[] };
+  /** A multipart body written out byte for byte (FormData would re-encode the text). */
+  function rawForm(parts: Part[]) {
+    const b = "conversa-test-boundary";
+    const chunks = parts.flatMap((p) => [
+      Buffer.from(`--${b}\r\nContent-Disposition: form-data; name="${p.name}"\r\n${(p.headers ?? []).map((h) => `${h}\r\n`).join("")}\r\n`),
+      p.data,
+      Buffer.from("\r\n"),
+    ]);
+    return { body: Buffer.concat([...chunks, Buffer.from(`--${b}--\r\n`)]), contentType: `multipart/form-data; boundary=${b}` };
+  }
+  const post = (parts: Part[]) => {
+    const { body, contentType } = rawForm(parts);
+    return invoke("messages.create", { params: { account_id: a.accountId, conversation_id: conv }, key: a.agentKey, body, headers: { "content-type": contentType } });
+  };
+  const count = async () => (await invoke("messages.list", { params: { account_id: a.accountId, conversation_id: conv }, key: a.agentKey })).json.payload.length as number;
+  const utf8 = (s: string) => Buffer.from(s, "utf8");
+
+  it("refuses a field that is not valid UTF-8 with 400 bad_encoding, and stores nothing", async () => {
+    const before = await count();
+
+    const results = await Promise.all([
+      post([{ name: "content", data: Buffer.from([0xff, 0xfe]) }]),
+      post([{ name: "content", data: Buffer.concat([utf8("ok "), Buffer.from([0xc3, 0x28])]) }]),
+      post([{ name: "content", data: utf8("fine") }, { name: "private", data: Buffer.from([0xe0, 0x80]) }]),
+      post([{ name: "content", data: Buffer.from([0xed, 0xa0, 0x80]) }]), // an encoded surrogate
+      post([{ name: "content", data: Buffer.from([0xff]), headers: ["Content-Type: text/plain; charset=utf-8"] }]),
+      post([{ name: "content", data: utf8("x"), headers: ["Content-Type: text/plain; charset=no-such-charset"] }]),
+    ]);
+
+    for (const res of results) {
+      expect(res.status).toBe(400);
+      expect(res.json).toEqual({ error: expect.stringMatching(/^The form field \w+ is not valid UTF-8$/), code: "bad_encoding" });
+    }
+    expect(await count()).toBe(before);
+  });
+
+  it("stores valid UTF-8 exactly, U+FFFD included, and a part in the charset it names", async () => {
+    const text = "ação, 日本語, 😀 and \uFFFD";
+    const plain = await post([{ name: "content", data: utf8(text) }]);
+    const named = await post([{ name: "content", data: utf8("ação"), headers: ["Content-Type: text/plain; charset=UTF-8"] }]);
+    const latin1 = await post([{ name: "content", data: Buffer.from("ação", "latin1"), headers: ["Content-Type: text/plain; charset=iso-8859-1"] }]);
+    const mixed = await post([
+      { name: "content", data: utf8("señal") },
+      { name: "content_attributes", data: Buffer.from('{"k":"ñ"}', "latin1"), headers: ["Content-Type: application/json; charset=latin1"] },
+    ]);
+
+    expect([plain.status, plain.json.content]).toEqual([200, text]);
+    expect([named.status, named.json.content]).toEqual([200, "ação"]);
+    expect([latin1.status, latin1.json.content]).toEqual([200, "ação"]);
+    expect([mixed.status, mixed.json.content, mixed.json.content_attributes]).toEqual([200, "señal", { k: "ñ" }]);
+  });
+});

@@ -51,6 +51,17 @@ describe("upload", () => {
     expect(Buffer.from(await got.arrayBuffer()).equals(png)).toBe(true);
   });
 
+  it("keeps a file name sent as raw UTF-8, as browsers send it", async () => {
+    const pdf = Buffer.concat([Buffer.from("%PDF-1.7\n"), Buffer.alloc(100, 1)]);
+    const res = await upload(a, multipart([{ name: "attachment", filename: "relatório ação.pdf", type: "application/pdf", data: pdf }]));
+
+    expect(res.status).toBe(200);
+    // The name is the stored object's last segment and the download's name.
+    const url = new URL(res.json.file_url);
+    expect(decodeURIComponent(url.pathname.split("/").at(-1)!)).toBe("relatório ação.pdf");
+    expect(url.searchParams.get("response-content-disposition")).toBe(`attachment; filename*=UTF-8''${encodeURIComponent("relatório ação.pdf")}`);
+  });
+
   it("lets a message reference the upload by attachment_ids", async () => {
     const inbox = (await invoke("inboxes.create", { params: { account_id: a.accountId }, key: a.agentKey, body: { name: "I", channel: { type: "api" } } })).json.id;
     const contact = (await invoke("contacts.create", { params: { account_id: a.accountId }, key: a.agentKey, body: { name: "C" } })).json.payload.contact.id;
