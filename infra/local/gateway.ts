@@ -99,8 +99,9 @@ function lambdaContext(fn: string, requestId: string, timeoutSeconds = 10): Cont
   };
 }
 
+/** A reply the sandbox's gateway writes itself (no handler ran): with an `x-request-id` like every reply. */
 function send(res: ServerResponse, status: number, body: string, headers: Record<string, string> = {}): void {
-  res.writeHead(status, { "content-type": "application/json", ...headers });
+  res.writeHead(status, { "content-type": "application/json", "x-request-id": randomUUID(), ...headers });
   res.end(body);
 }
 
@@ -130,7 +131,8 @@ export async function handle(req: IncomingMessage, res: ServerResponse): Promise
   }
   const body = await readBody(req);
   if (body === "too_large") {
-    send(res, 413, JSON.stringify({ message: "Request Entity Too Large" }));
+    // The contract's body; `message` is what API Gateway's own reply says (in AWS it is all it says).
+    send(res, 413, JSON.stringify({ error: "Payload too large", code: "too_large", message: "Request Entity Too Large" }));
     return;
   }
   const event = toEvent(req, body, match.route, match.params);

@@ -95,7 +95,7 @@ function urlOf(route: Route, req: Req): string {
   return `${sandbox.info.apiBase.replace("localhost", "127.0.0.1")}${path}${req.query ? `?${req.query}` : ""}`;
 }
 
-/** The documented error bodies: {error, code}; 422 {message, attributes, errors}; the sign-in 401; the search-q 422; API Gateway's own. */
+/** The documented error bodies: {error, code}; 422 {message, attributes, errors}; the sign-in 401; the search-q 422. */
 function shapeProblem(route: Route, status: number, text: string): string | undefined {
   let body: unknown;
   try {
@@ -105,7 +105,6 @@ function shapeProblem(route: Route, status: number, text: string): string | unde
   }
   const b = body as Record<string, unknown>;
   const isStr = (k: string) => typeof b[k] === "string";
-  if (status === 404 || status === 413) if (isStr("message") && Object.keys(b).length === 1) return undefined; // the gateway's own
   if (status === 422) {
     if (isStr("message") && Array.isArray(b["attributes"]) && Array.isArray(b["errors"])) return undefined;
     if (route.id === "contacts.search" && isStr("error")) return undefined;

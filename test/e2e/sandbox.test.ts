@@ -70,4 +70,17 @@ describe("sandbox over HTTP", () => {
     const apiDocs = await call(`/api-docs`);
     expect(apiDocs.status).toBe(404);
   });
+
+  it("gives the documented bodies and a request id on the replies its gateway writes itself", async () => {
+    const { accountId, agentApiKey } = sandbox.info;
+    const missing = await call(`/api/v1/nothing-here`);
+    expect(await missing.json()).toEqual({ error: "Resource could not be found", code: "not_found" });
+    expect(missing.headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/);
+
+    // Over the gateway's own 10 MB: refused before any handler, still in the contract's shape.
+    const huge = await call(`/api/v1/accounts/${accountId}/contacts`, { method: "POST", key: agentApiKey, body: JSON.stringify({ name: "x".repeat(11 * 1024 * 1024) }) });
+    expect(huge.status).toBe(413);
+    expect(await huge.json()).toMatchObject({ error: "Payload too large", code: "too_large" });
+    expect(huge.headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/);
+  });
 });
