@@ -44,7 +44,13 @@ export function fieldPath(path: readonly PropertyKey[], prefix?: string): string
 }
 
 export function toValidationError(issues: readonly Issue[], prefix?: string): ValidationError {
-  return new ValidationError(issues.map((i) => ({ field: fieldPath(i.path, prefix), ...describe(i) })));
+  // Two checks can say the same of one field (1e30 is above the maximum and outside the safe integers): once is enough.
+  const errors = new Map<string, FieldError>();
+  for (const i of issues) {
+    const e = { field: fieldPath(i.path, prefix), ...describe(i) };
+    errors.set(JSON.stringify([e.field, e.code, e.message]), e);
+  }
+  return new ValidationError([...errors.values()]);
 }
 
 /** Parse or throw the documented 422. */

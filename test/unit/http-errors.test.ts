@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { parseOr422 } from "../../shared/http/validation.ts";
 import { IdempotencyInProgress, RateLimited, Stale, ValidationError } from "../../shared/errors.ts";
 import { createInboxBody } from "../../shared/http/schemas/inboxes.ts";
+import { intField } from "../../shared/http/schemas/common.ts";
 
 describe("422 rendering", () => {
   it("renders a uniqueness error exactly as the documented example", () => {
@@ -29,6 +30,18 @@ describe("422 rendering", () => {
         { field: "kind", code: "inclusion", message: "is not included in the list" },
       ],
     });
+  });
+
+  it("says once what two checks both say of one field", () => {
+    const schema = z.object({ inbox_id: intField(), other: intField() });
+    expect(() => parseOr422(schema, { inbox_id: 1e30, other: 1e300 })).toThrow(
+      expect.objectContaining({
+        errors: [
+          { field: "inbox_id", code: "too_big", message: `must be less than or equal to ${Number.MAX_SAFE_INTEGER}` },
+          { field: "other", code: "too_big", message: `must be less than or equal to ${Number.MAX_SAFE_INTEGER}` },
+        ],
+      }),
+    );
   });
 
   it("names nested fields with dots and rejects non-http(s) urls", () => {
