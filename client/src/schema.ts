@@ -514,7 +514,7 @@ export interface components {
       additional_attributes?: Record<string, never>;
       message?: {
         content: string;
-        private?: boolean;
+        private?: boolean | ("0" | "1" | "true" | "false");
       };
       source_id?: string | null;
       team_id?: (number | string) | null;
@@ -563,7 +563,7 @@ export interface components {
     ConversationsToggleTypingStatusBody: {
       /** @enum {string} */
       typing_status: "on" | "off";
-      is_private?: boolean;
+      is_private?: boolean | ("0" | "1" | "true" | "false");
     };
     ConversationsToggleTypingStatusResponse: {
       /** @constant */
@@ -875,7 +875,7 @@ export interface components {
       /** @enum {string} */
       webhook_type?: "account_type" | "inbox_type";
       inbox_id?: (number | string) | null;
-      rate_limit?: number | null;
+      rate_limit?: (number | string) | null;
     };
     WebhooksCreateResponse: {
       payload: {
@@ -904,8 +904,8 @@ export interface components {
       };
     };
     WebhooksResetSecretBody: {
-      grace_seconds?: number;
-      force?: boolean;
+      grace_seconds?: number | string;
+      force?: boolean | ("0" | "1" | "true" | "false");
     };
     WebhooksTestBody: {
       /** @enum {string} */
@@ -925,7 +925,7 @@ export interface components {
       /** @enum {string} */
       webhook_type?: "account_type" | "inbox_type";
       inbox_id?: (number | string) | null;
-      rate_limit?: number | null;
+      rate_limit?: (number | string) | null;
       /** @enum {string} */
       status?: "active" | "disabled";
     };

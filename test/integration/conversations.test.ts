@@ -135,7 +135,7 @@ describe("conversations", () => {
 
   it("writes typing events to the outbox only", async () => {
     const on = await invoke("conversations.toggle_typing_status", { params: P(a, { conversation_id: 1 }), key: a.agentKey, body: { typing_status: "on" } });
-    await invoke("conversations.toggle_typing_status", { params: P(a, { conversation_id: 1 }), key: a.agentKey, body: { typing_status: "off", is_private: true } });
+    await invoke("conversations.toggle_typing_status", { params: P(a, { conversation_id: 1 }), key: a.agentKey, body: { typing_status: "off", is_private: "true" } });
     const bad = await invoke("conversations.toggle_typing_status", { params: P(a, { conversation_id: 1 }), key: a.agentKey, body: { typing_status: "maybe" } });
 
     expect(on.status).toBe(200);

@@ -18,7 +18,7 @@ export const createConversationBody = lazy(() => z.object({
   priority: z.optional(z.nullable(z.enum(PRIORITIES))),
   custom_attributes: z.optional(attributeMap()),
   additional_attributes: z.optional(attributeMap()),
-  message: z.optional(z.object({ content: content.check(z.minLength(1)), private: z.optional(z.boolean()) })),
+  message: z.optional(z.object({ content: content.check(z.minLength(1)), private: z.optional(boolField()) })),
   // Chatwoot's create form also carries these; accepted (a contact's source id, a team: none here).
   source_id: z.optional(z.nullable(z.string().check(z.maxLength(255)))),
   team_id: z.optional(z.nullable(intField())),
@@ -50,7 +50,7 @@ export const toggleStatusBody = lazy(() => z.object({
 
 export const typingBody = lazy(() => z.object({
   typing_status: z.enum(["on", "off"]),
-  is_private: z.optional(z.boolean()),
+  is_private: z.optional(boolField()),
 }));
 
 export const assignmentBody = lazy(() => z.object({ assignee_id: z.nullable(id) }));

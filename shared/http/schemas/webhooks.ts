@@ -1,7 +1,7 @@
 import * as z from "zod/mini";
 import { EVENT_NAMES, isEventName, type EventName } from "../../events/catalog.ts";
 import { lazy } from "../../lazy.ts";
-import { emptyReply, intField, named, pageMetaView, refView, reply, unixTime } from "./common.ts";
+import { boolField, emptyReply, intField, named, pageMetaView, refView, reply, unixTime } from "./common.ts";
 import { httpUrl } from "./inboxes.ts";
 import { MAX_GRACE_SECONDS } from "../../domain/webhooks.ts";
 
@@ -30,7 +30,7 @@ const webhookType = z.enum(["account_type", "inbox_type"]);
 const inboxId = z.nullable(intField());
 
 /** Deliveries per second (pacing); null removes the limit. */
-const rateLimit = z.nullable(z.number().check(z.int(), z.positive(), z.lte(10_000)));
+const rateLimit = z.nullable(intField(1, 10_000));
 
 const WRAPPED = { description: 'Also accepted wrapped as {"webhook": {...}} (Chatwoot clients send that).' };
 
@@ -63,8 +63,8 @@ export const updateWebhookBody = lazy(() => z.pipe(
 export const resetSecretBody = lazy(() => z.pipe(
   z.transform((v: unknown) => v ?? {}),
   z.object({
-    grace_seconds: z.optional(z.number().check(z.int(), z.gte(0), z.lte(MAX_GRACE_SECONDS))),
-    force: z.optional(z.boolean()),
+    grace_seconds: z.optional(intField(0, MAX_GRACE_SECONDS)),
+    force: z.optional(boolField()),
   }),
 ));
 
