@@ -137,23 +137,24 @@ describe("contacts", () => {
   });
 
   it("merges the attribute maps an update sends into the stored ones, key by key, as Chatwoot does", async () => {
-    const c = (await create(a, { name: "Merge Me", custom_attributes: { tier: "gold", seats: 3 }, additional_attributes: { city: "Recife" } })).json.payload.contact;
-    const path = { account_id: a.accountId, contact_id: c.id };
-    const eventsBefore = (await outboxOf(a.accountId, "contact_updated")).length;
+    const m = await makeAccount("Merge Co");
+    const c = (await create(m, { name: "Merge Me", custom_attributes: { tier: "gold", seats: 3 }, additional_attributes: { city: "Recife" } })).json.payload.contact;
+    const path = { account_id: m.accountId, contact_id: c.id };
+    const eventsBefore = (await outboxOf(m.accountId, "contact_updated")).length;
 
-    const patched = await invoke("contacts.update", { params: path, key: a.agentKey, body: { custom_attributes: { seats: 5, plan: "pro" } } });
+    const patched = await invoke("contacts.update", { params: path, key: m.agentKey, body: { custom_attributes: { seats: 5, plan: "pro" } } });
     expect(patched.status).toBe(200);
     expect(patched.json.payload.custom_attributes).toEqual({ tier: "gold", seats: 5, plan: "pro" });
     expect(patched.json.payload.additional_attributes).toEqual({ city: "Recife" });
-    const put = await invoke("contacts.replace", { params: path, key: a.agentKey, body: { additional_attributes: { country: "BR" } } });
+    const put = await invoke("contacts.replace", { params: path, key: m.agentKey, body: { additional_attributes: { country: "BR" } } });
     expect(put.json.payload.additional_attributes).toEqual({ city: "Recife", country: "BR" });
 
     // An empty map changes nothing (no event); a key set to null stays, with null.
-    await invoke("contacts.update", { params: path, key: a.agentKey, body: { custom_attributes: {} } });
-    await invoke("contacts.update", { params: path, key: a.agentKey, body: { custom_attributes: { plan: null } } });
-    const shown = (await invoke("contacts.show", { params: path, key: a.agentKey })).json.payload;
+    await invoke("contacts.update", { params: path, key: m.agentKey, body: { custom_attributes: {} } });
+    await invoke("contacts.update", { params: path, key: m.agentKey, body: { custom_attributes: { plan: null } } });
+    const shown = (await invoke("contacts.show", { params: path, key: m.agentKey })).json.payload;
     expect(shown.custom_attributes).toEqual({ tier: "gold", seats: 5, plan: null });
-    const events = (await outboxOf(a.accountId, "contact_updated")).slice(eventsBefore);
+    const events = (await outboxOf(m.accountId, "contact_updated")).slice(eventsBefore);
     expect(events).toHaveLength(3);
     expect(events[0]!.payload.changed_attributes).toEqual([
       { custom_attributes: { previous_value: { tier: "gold", seats: 3 }, current_value: { tier: "gold", seats: 5, plan: "pro" } } },
@@ -161,10 +162,11 @@ describe("contacts", () => {
   });
 
   it("refuses an update whose merged map would pass 16 KB, naming the field, and stores nothing", async () => {
-    const c = (await create(a, { name: "Big Maps", custom_attributes: { a: "x".repeat(9_000) } })).json.payload.contact;
-    const path = { account_id: a.accountId, contact_id: c.id };
+    const m = await makeAccount("Big Maps Co");
+    const c = (await create(m, { name: "Big Maps", custom_attributes: { a: "x".repeat(9_000) } })).json.payload.contact;
+    const path = { account_id: m.accountId, contact_id: c.id };
 
-    const res = await invoke("contacts.update", { params: path, key: a.agentKey, body: { name: "Bigger Maps", custom_attributes: { b: "y".repeat(9_000) } } });
+    const res = await invoke("contacts.update", { params: path, key: m.agentKey, body: { name: "Bigger Maps", custom_attributes: { b: "y".repeat(9_000) } } });
 
     expect(res.status).toBe(422);
     expect(res.json).toEqual({
@@ -172,10 +174,10 @@ describe("contacts", () => {
       attributes: ["custom_attributes"],
       errors: [{ field: "custom_attributes", code: "too_large", message: "is too large (maximum is 16 KB)" }],
     });
-    const shown = (await invoke("contacts.show", { params: path, key: a.agentKey })).json.payload;
+    const shown = (await invoke("contacts.show", { params: path, key: m.agentKey })).json.payload;
     expect(shown).toMatchObject({ name: "Big Maps", custom_attributes: { a: "x".repeat(9_000) } });
     // Replacing the big key keeps the map within the limit.
-    const swapped = await invoke("contacts.update", { params: path, key: a.agentKey, body: { custom_attributes: { a: "z" } } });
+    const swapped = await invoke("contacts.update", { params: path, key: m.agentKey, body: { custom_attributes: { a: "z" } } });
     expect(swapped.json.payload.custom_attributes).toEqual({ a: "z" });
   });
 
