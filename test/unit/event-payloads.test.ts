@@ -56,3 +56,19 @@ describe("event payload schemas", () => {
     expect(item.event).toBe("quote_requested");
   });
 });
+
+describe("the samples a webhook's test send delivers", () => {
+  it("have every field a real payload of their event has, and say they are a test", async () => {
+    const { samplePayload } = await import("../../shared/domain/test-sends.ts");
+    const { WEBHOOK_DEFAULTS } = await import("../../shared/domain/webhooks.ts");
+    const hook = {
+      id: 1, account_id: 3, name: null, url: "https://hooks.example.com/", subscriptions: [...EVENT_NAMES], webhook_type: "inbox_type" as const,
+      inbox_id: 9, secret: "whsec_x", ...WEBHOOK_DEFAULTS, created_at: 1, updated_at: 1,
+    };
+    for (const event of EVENT_NAMES) {
+      const sample = samplePayload(event, hook, 1_800_000_000);
+      expect(() => checkPayload(event, sample), event).not.toThrow();
+      expect(sample).toMatchObject({ event, test: true, account: { id: 3 } });
+    }
+  });
+});
