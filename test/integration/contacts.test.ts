@@ -228,6 +228,8 @@ describe("contacts", () => {
     const bad = await invoke("contacts.list", { params: { account_id: b.accountId }, key: b.agentKey, query: { per: "two" } });
     const badCursor = await invoke("contacts.list", { params: { account_id: b.accountId }, key: b.agentKey, query: { cursor: "zz" } });
     const clamped = await invoke("contacts.list", { params: { account_id: b.accountId }, key: b.agentKey, query: { per: "1000" } });
+    const huge = await invoke("contacts.list", { params: { account_id: b.accountId }, key: b.agentKey, query: { per: "99999999999999999999", page: "-99999999999999999999" } });
+    const hugeSearch = await invoke("contacts.search", { params: { account_id: b.accountId }, key: b.agentKey, query: { q: "Lister", page: "99999999999999999999" } });
 
     expect(first.json.meta).toMatchObject({ count: 6, current_page: 1, per: 2, has_more: true });
     expect(first.json.payload.map((c: { name: string }) => c.name)).toEqual(["Maria in B", "Lister 0"]);
@@ -238,6 +240,9 @@ describe("contacts", () => {
     expect(bad.json.attributes).toEqual(["per"]);
     expect(badCursor.status).toBe(422);
     expect(clamped.json.meta.per).toBe(100);
+    // An integer of any length is clamped, not refused.
+    expect([huge.status, huge.json.meta.per, huge.json.meta.current_page]).toEqual([200, 100, 1]);
+    expect([hugeSearch.status, hugeSearch.json.meta.current_page, hugeSearch.json.payload]).toEqual([200, 100_000, []]);
   });
 });
 

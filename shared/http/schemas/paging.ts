@@ -3,7 +3,8 @@ import * as z from "zod/mini";
 import { lazy } from "../../lazy.ts";
 import { decodeCursor, DEFAULT_PER, MAX_PER, type PageRequest } from "../../domain/paging.ts";
 
-const integer = z.string().check(z.regex(/^-?\d{1,15}$/));
+/** Any integer, however long: one outside the range is clamped (20 digits read as 1e20, then clamped). */
+const integer = z.string().check(z.regex(/^-?\d+$/));
 
 export const pagingShape = {
   page: z.pipe(z.optional(integer), z.transform((v) => (v === undefined ? 1 : Math.min(Math.max(1, Number(v)), 100_000)))),
