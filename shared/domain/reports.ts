@@ -84,7 +84,13 @@ export type ReportPoint = { value: number; timestamp: number; count?: number };
 /** Longest range served, so one call reads at most ~5 years of day items. */
 export const MAX_RANGE_SECONDS = 5 * 366 * DAY;
 
+/** The last second of the year 9999: a later `since` or `until` is a time in milliseconds sent for seconds. */
+export const MAX_UNIX_SECONDS = 253_402_300_799;
+
 export async function report(store: ReportStore, accountId: number, query: ReportQuery, now: Date = new Date()): Promise<ReportPoint[]> {
+  for (const field of ["since", "until"] as const) {
+    if ((query[field] ?? 0) > MAX_UNIX_SECONDS) throw ValidationError.field(field, "too_big", "is after the year 9999 (unix seconds, not milliseconds)");
+  }
   const until = query.until ?? Math.floor(now.getTime() / 1000);
   const q = { ...query, until, since: query.since ?? until - DEFAULT_RANGE_SECONDS };
   if (q.until < q.since) throw ValidationError.field("until", "invalid", "must be after since");

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { bucketStart, dayOf, MAX_RANGE_SECONDS, report, type DayRow, type ReportStore } from "../../shared/domain/reports.ts";
+import { bucketStart, dayOf, MAX_RANGE_SECONDS, MAX_UNIX_SECONDS, report, type DayRow, type ReportStore } from "../../shared/domain/reports.ts";
 
 const T = (iso: string) => Date.parse(iso) / 1000;
 
@@ -84,6 +84,14 @@ describe("report buckets", () => {
     expect(await refused({ ...base, type: "inbox", since: 0, until: 5 })).toEqual({ status: 422, errors: [{ field: "id", code: "blank", message: "can't be blank" }] });
     expect(await refused({ ...base, type: "inbox", id: 2, since: 0, until: 5 })).toEqual({ status: 422, errors: [{ field: "id", code: "invalid", message: "is not an inbox of this account" }] });
     await expect(report(s, 1, { ...base, type: "inbox", id: 1, since: 0, until: 5 })).resolves.toEqual([{ value: 0, timestamp: 0 }]);
+    // Milliseconds sent for seconds: named, whichever field carries them; the last second of 9999 is served.
+    const ms = T("2026-03-04T00:00:00Z") * 1000;
+    const msError = (field: string) => ({ status: 422, errors: [{ field, code: "too_big", message: "is after the year 9999 (unix seconds, not milliseconds)" }] });
+    expect(await refused({ ...base, type: "account", since: ms, until: ms + 86_400_000 })).toEqual(msError("since"));
+    expect(await refused({ ...base, type: "account", until: ms })).toEqual(msError("until"));
+    expect(await refused({ ...base, type: "account", since: MAX_UNIX_SECONDS + 1 })).toEqual(msError("since"));
+    const last = await report(s, 1, { ...base, type: "account", since: MAX_UNIX_SECONDS, until: MAX_UNIX_SECONDS });
+    expect(last).toEqual([{ value: 0, timestamp: T("9999-12-31T00:00:00Z") }]);
   });
 
   it("rejects reversed ranges and unknown inboxes", async () => {
