@@ -4,6 +4,7 @@
  * would) and opens it: the checkout page at `/checkout`, served through the route table.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { requestUrl } from "./request-url.ts";
 
 /** CHECKOUT_PAGE_URL as the operator gave it before any sandbox of this process set its own. */
 /** The page the sandbox's links open: the operator's, else the sandbox's own `/checkout`. */
@@ -91,7 +92,7 @@ const FILES: Record<string, { body: string; type: string }> = {
 
 /** Answers the demo site's own paths; false for everything else (the route table's). */
 export function serveDemoSite(req: IncomingMessage, res: ServerResponse): boolean {
-  const path = new URL(req.url ?? "/", "http://localhost").pathname;
+  const path = requestUrl(req).pathname;
   const file = req.method === "GET" ? FILES[path] : undefined;
   if (!file) return false;
   res.writeHead(200, {

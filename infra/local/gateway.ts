@@ -12,6 +12,7 @@ import { config } from "../../shared/config.ts";
 import { preflightHeaders } from "../../shared/http/cors.ts";
 import { loadHandler } from "./handlers.ts";
 import { serveDemoSite } from "./demo-site.ts";
+import { requestUrl } from "./request-url.ts";
 import { countUnrouted } from "../../shared/http/throttle.ts";
 import { AppError } from "../../shared/errors.ts";
 import { now } from "../../shared/clock.ts";
@@ -44,7 +45,7 @@ function readBody(req: IncomingMessage): Promise<Buffer | "too_large"> {
 
 /** The event API Gateway hands the route's function; a trailing slash is already gone, as the `$default` router removes it. */
 export function toEvent(req: IncomingMessage, body: Buffer, route: Route, params: Record<string, string>): APIGatewayProxyEventV2 {
-  const url = new URL(req.url ?? "/", "http://localhost");
+  const url = requestUrl(req);
   url.pathname = withoutTrailingSlash(url.pathname);
   const headers: Record<string, string> = {};
   for (const [k, v] of Object.entries(req.headers)) {
@@ -106,7 +107,7 @@ function send(res: ServerResponse, status: number, body: string, headers: Record
 }
 
 export async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-  const url = new URL(req.url ?? "/", "http://localhost");
+  const url = requestUrl(req);
   // API Gateway with a CORS configuration answers every OPTIONS itself (no route, no Lambda).
   const origins = config().CHECKOUT_ALLOWED_ORIGINS;
   if (req.method === "OPTIONS" && origins.length > 0) {

@@ -2,6 +2,7 @@
  * The sandbox over real HTTP: the same handler modules behind the API Gateway emulation,
  * on a free port, against the run's DynamoDB Local.
  */
+import { request } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Sandbox } from "../../infra/local/sandbox.ts";
 import { startTestSandbox } from "../support/sandbox.ts";
@@ -69,6 +70,23 @@ describe("sandbox over HTTP", () => {
     expect(missing.status).toBe(404);
     const apiDocs = await call(`/api-docs`);
     expect(apiDocs.status).toBe(404);
+  });
+
+  it("reads a path that starts with // as a path, not as a host", async () => {
+    const { accountId, adminApiKey } = sandbox.info;
+    const port = new URL(sandbox.info.apiBase).port;
+    // fetch would normalize the target; node:http sends it as written.
+    const status = (path: string) =>
+      new Promise<number>((resolve, reject) => {
+        const req = request({ host: "127.0.0.1", port, path, headers: { api_access_token: adminApiKey }, timeout: 10_000 }, (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        });
+        req.on("error", reject);
+        req.end();
+      });
+    expect(await status(`/api/v1/accounts/${accountId}`)).toBe(200);
+    expect(await status(`//evil.example/api/v1/accounts/${accountId}`)).toBe(404);
   });
 
   it("gives the documented bodies and a request id on the replies its gateway writes itself", async () => {
