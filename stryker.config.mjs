@@ -13,6 +13,7 @@ export default {
     "shared/db/contact-search.ts",
     "shared/domain/reports.ts",
     "shared/db/reports-repo.ts",
+    "shared/domain/webhooks.ts",
   ],
   // TypeScript 7 has no JS API for Stryker to rewrite tsconfig.json with; nothing here needs it (vitest strips types).
   tsconfigFile: "tsconfig.stryker-none.json",

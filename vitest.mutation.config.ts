@@ -31,6 +31,8 @@ export default defineConfig({
       "test/integration/delivery-log-first.test.ts",
       "test/integration/delivery-metrics.test.ts",
       "test/integration/webhook-pacing.test.ts",
+      "test/integration/webhooks.test.ts",
+      "test/integration/webhooks-ops.test.ts",
       "test/integration/contacts.test.ts",
       "test/integration/report-shards.test.ts",
       "test/integration/reports-widget.test.ts",

@@ -100,9 +100,13 @@ export function normalizeUrl(url: string): string {
   return new URL(url.trim()).href;
 }
 
-export const urlHash = (url: string): string => createHash("sha256").update(normalizeUrl(url)).digest("hex");
+export function urlHash(url: string): string {
+  return createHash("sha256").update(normalizeUrl(url)).digest("hex");
+}
 
-const taken = () => ValidationError.field("url", "taken", "has already been taken");
+function taken(): ValidationError {
+  return ValidationError.field("url", "taken", "has already been taken");
+}
 
 /** WEBHOOK_ALLOW_PRIVATE_NETWORK: lifts the address check (sandbox and tests only). */
 export interface UrlPolicy {
@@ -117,11 +121,13 @@ export function assertDeliverableUrl(url: string, policy: UrlPolicy): void {
   if (policy.allowPrivateNetwork || !isForbiddenUrlHost(new URL(url.trim()))) return;
   throw ValidationError.field("url", "forbidden_address", "is a private, loopback, link-local or reserved address");
 }
-const badInbox = () => ValidationError.field("inbox_id", "invalid", "is invalid");
+function badInbox(): ValidationError {
+  return ValidationError.field("inbox_id", "invalid", "is invalid");
+}
 
 /** The previous secret while its window lasts (unix seconds `nowSec`). */
 export function livePreviousSecret(w: Webhook, nowSec: number): string | null {
-  return w.previous_secret !== null && w.previous_secret_expires_at !== null && w.previous_secret_expires_at > nowSec ? w.previous_secret : null;
+  return (w.previous_secret_expires_at ?? 0) > nowSec ? w.previous_secret : null;
 }
 
 /** The secrets that sign a delivery now: the current one, then the previous one inside its window. */
@@ -165,14 +171,16 @@ async function orTaken<T>(write: () => Promise<T>): Promise<T> {
   }
 }
 
-const seconds = (now: Date) => Math.floor(now.getTime() / 1000);
+function seconds(now: Date): number {
+  return Math.floor(now.getTime() / 1000);
+}
 
 export async function createWebhook(
   store: WebhookStore,
   accountId: number,
   input: WebhookInput & { url: string; subscriptions: readonly EventName[] },
   now: Date,
-  policy: UrlPolicy = { allowPrivateNetwork: false },
+  policy: UrlPolicy,
 ): Promise<WebhookView> {
   assertDeliverableUrl(input.url, policy);
   const scope = await resolveScope(store, accountId, input.webhook_type, input.inbox_id);
@@ -219,7 +227,7 @@ async function updateWebhookOnce(
   webhookId: number,
   input: WebhookInput,
   now: Date,
-  policy: UrlPolicy = { allowPrivateNetwork: false },
+  policy: UrlPolicy,
 ): Promise<WebhookView> {
   if (input.url !== undefined) assertDeliverableUrl(input.url, policy);
   const prev = await requireWebhook(store, accountId, webhookId);
@@ -229,7 +237,8 @@ async function updateWebhookOnce(
     ? await resolveScope(
         store,
         accountId,
-        input.webhook_type ?? (input.inbox_id === null ? "account_type" : input.inbox_id !== undefined ? "inbox_type" : prev.webhook_type),
+        // Without a type, inbox_id (then set) decides it, as on create: null is the account, an id that inbox.
+        input.webhook_type,
         input.inbox_id !== undefined ? input.inbox_id : prev.inbox_id,
       )
     : undefined;
@@ -256,7 +265,9 @@ async function updateWebhookOnce(
 }
 
 /** updateWebhook, read again and re-applied on fresh state when a concurrent update won the race. */
-export const updateWebhook = (...args: Parameters<typeof updateWebhookOnce>) => retryOnStale(() => updateWebhookOnce(...args));
+export function updateWebhook(...args: Parameters<typeof updateWebhookOnce>): Promise<WebhookView> {
+  return retryOnStale(() => updateWebhookOnce(...args));
+}
 
 export async function deleteWebhook(store: WebhookStore, accountId: number, webhookId: number): Promise<void> {
   await store.deleteWebhook(await requireWebhook(store, accountId, webhookId));
@@ -293,11 +304,13 @@ async function resetSecretOnce(store: WebhookStore, accountId: number, webhookId
 }
 
 /** resetSecret, read again and re-applied on fresh state when a concurrent update won the race. */
-export const resetSecret = (...args: Parameters<typeof resetSecretOnce>) => retryOnStale(() => resetSecretOnce(...args));
+export function resetSecret(...args: Parameters<typeof resetSecretOnce>): Promise<WebhookView> {
+  return retryOnStale(() => resetSecretOnce(...args));
+}
 
 /** Does this webhook receive this event? (Its subscriptions, and for an inbox webhook, its inbox.) */
 export function wants(w: Webhook, event: EventName, inboxId: number | undefined): boolean {
   if (!w.subscriptions.includes(event)) return false;
   if (w.webhook_type === "account_type") return true;
-  return inboxId !== undefined && inboxId === w.inbox_id;
+  return inboxId === w.inbox_id;
 }

@@ -171,7 +171,10 @@ describe("secret rotation with an overlap window", () => {
     // old window (the first secret is dropped, the second one gets a new short window).
     const again = await call("webhooks.reset_secret", path(h.id), {});
     expect(again.status).toBe(409);
-    expect(again.json.code).toBe("rotation_in_progress");
+    expect(again.json).toEqual({
+      error: "A secret rotation is in progress (the previous secret is still valid); pass force:true to end it",
+      code: "rotation_in_progress",
+    });
     expect((await show(h.id)).secret).toBe(newSecret);
     const forced = await call("webhooks.reset_secret", path(h.id), { force: true, grace_seconds: 2 });
     expect(forced.status).toBe(200);
@@ -201,6 +204,11 @@ describe("secret rotation with an overlap window", () => {
     const bad = await call("webhooks.reset_secret", path(h.id), { grace_seconds: 604_801 });
     expect(bad.status).toBe(422);
     expect(bad.json.attributes).toEqual(["grace_seconds"]);
+    // Form-style values, as Rails casts them: digits for the grace, "true" for force.
+    const cast = await call("webhooks.reset_secret", path(h.id), { grace_seconds: "600" });
+    expect(cast.json.payload.webhook.previous_secret_expires_at - Math.floor(Date.now() / 1000)).toBeGreaterThan(590);
+    const forced = await call("webhooks.reset_secret", path(h.id), { force: "true", grace_seconds: "0" });
+    expect([forced.status, forced.json.payload.webhook.previous_secret_expires_at]).toEqual([200, null]);
   });
 });
 

@@ -1,6 +1,7 @@
 import { QueryCommand } from "@aws-sdk/lib-dynamodb";
 import { beforeAll, describe, expect, it } from "vitest";
 import { resetConfig } from "../../shared/config.ts";
+import { setClock } from "../../shared/clock.ts";
 import { db, mainTableName } from "../../shared/db/client.ts";
 import { invoke } from "../support/api.ts";
 import { makeAccount, type AccountFixture } from "../support/fixtures.ts";
@@ -148,6 +149,72 @@ describe("webhook API", () => {
     const res = await invoke("webhooks.list", { params: { account_id: a.accountId }, key: a.agentKey });
     expect(res.status).toBe(401);
     expect(res.json.code).toBe("forbidden_action");
+  });
+});
+
+describe("updating a webhook's scope, status and pacing", () => {
+  const update = (id: number, body: unknown) => invoke("webhooks.update", { params: { account_id: a.accountId, webhook_id: id }, key: a.adminKey, body });
+  let n = 0;
+  const fresh = async (extra: Record<string, unknown> = {}) =>
+    (await create(a, { url: `https://update-${++n}.example.com/h`, subscriptions: ["message_created"], ...extra })).json.payload.webhook as { id: number };
+
+  it("stores the url without the whitespace around it", async () => {
+    const res = await create(a, { url: "  https://trimmed.example.com/h  ", subscriptions: ["message_created"] });
+    expect(res.json.payload.webhook.url).toBe("https://trimmed.example.com/h");
+    const moved = await update(res.json.payload.webhook.id, { url: "\thttps://trimmed.example.com/moved \n" });
+    expect(moved.json.payload.webhook.url).toBe("https://trimmed.example.com/moved");
+  });
+
+  it("inbox_id alone moves an account webhook to that inbox, and inbox_id null moves it back", async () => {
+    const w = await fresh();
+    const toInbox = await update(w.id, { inbox_id: inboxA });
+    expect(toInbox.status).toBe(200);
+    expect(toInbox.json.payload.webhook).toMatchObject({ webhook_type: "inbox_type", inbox: { id: inboxA, name: "Support" } });
+    const back = await update(w.id, { inbox_id: null });
+    expect(back.json.payload.webhook).toMatchObject({ webhook_type: "account_type", inbox: null });
+    // What was stored, not only what was replied.
+    const shown = await invoke("webhooks.show", { params: { account_id: a.accountId, webhook_id: w.id }, key: a.adminKey });
+    expect(shown.json.payload.webhook).toMatchObject({ webhook_type: "account_type", inbox: null });
+  });
+
+  it("webhook_type inbox_type alone keeps the inbox it had, and needs one", async () => {
+    const scoped = await fresh({ inbox_id: inboxA });
+    const again = await update(scoped.id, { webhook_type: "inbox_type" });
+    expect(again.json.payload.webhook).toMatchObject({ webhook_type: "inbox_type", inbox: { id: inboxA, name: "Support" } });
+
+    const plain = await fresh();
+    const blank = await update(plain.id, { webhook_type: "inbox_type" });
+    expect(blank.status).toBe(422);
+    expect(blank.json).toEqual({ message: "Inbox id can't be blank", attributes: ["inbox_id"], errors: [{ field: "inbox_id", code: "blank", message: "can't be blank" }] });
+    const other = await update(plain.id, { inbox_id: inboxA + 999 });
+    expect(other.json).toEqual({ message: "Inbox id is invalid", attributes: ["inbox_id"], errors: [{ field: "inbox_id", code: "invalid", message: "is invalid" }] });
+  });
+
+  it("status disabled turns it off by hand, a second disable keeps the first one's time, active turns it back on", async () => {
+    const w = await fresh();
+    const t0 = Math.floor(Date.now() / 1000);
+    setClock(() => (t0 + 100) * 1000);
+    try {
+      const off = await update(w.id, { status: "disabled" });
+      expect(off.json.payload.webhook).toMatchObject({ status: "disabled", disabled_reason: "disabled by an administrator", disabled_at: t0 + 100 });
+      setClock(() => (t0 + 200) * 1000);
+      const offAgain = await update(w.id, { status: "disabled", name: "Still off" });
+      expect(offAgain.json.payload.webhook).toMatchObject({ status: "disabled", disabled_at: t0 + 100, name: "Still off" });
+      const on = await update(w.id, { status: "active" });
+      expect(on.json.payload.webhook).toMatchObject({ status: "active", disabled_reason: null, disabled_at: null });
+    } finally {
+      setClock(undefined);
+    }
+  });
+
+  it("rate_limit paces it, null lifts the pace, and an update without it keeps it", async () => {
+    const w = await fresh({ rate_limit: 3 });
+    expect((await update(w.id, { rate_limit: 7 })).json.payload.webhook.rate_limit).toBe(7);
+    expect((await update(w.id, { name: "Paced" })).json.payload.webhook.rate_limit).toBe(7);
+    expect((await update(w.id, { rate_limit: null })).json.payload.webhook.rate_limit).toBeNull();
+    // An integer field, so a string of digits as Rails casts it; within 1..10000.
+    expect((await update(w.id, { rate_limit: "12" })).json.payload.webhook.rate_limit).toBe(12);
+    for (const bad of [0, "0", 10_001, "1.5", 2.5]) expect((await update(w.id, { rate_limit: bad })).json.attributes).toEqual(["rate_limit"]);
   });
 });
 
