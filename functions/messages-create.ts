@@ -1,3 +1,4 @@
+import { messageView } from "../shared/domain/conversations/views.ts";
 import { api } from "../shared/http/api.ts";
 import { attachmentFiles } from "../shared/db/attachment-files.ts";
 import { conversationsRepo } from "../shared/db/conversations-repo.ts";
@@ -8,8 +9,8 @@ import { createMessageBody, messageReply } from "../shared/http/schemas/conversa
 
 /** JSON, or multipart/form-data with the same fields plus `attachments[]` files (Chatwoot's form). */
 export const handler = api("messages.create", { body: createMessageBody, form: formBody, response: messageReply }, async (ctx) => ({
-  body: await createMessage(conversationsRepo, ctx.accountId, idParam(ctx.params, "conversation_id"), ctx.identity.userId, ctx.body, ctx.now, {
+  body: messageView(await createMessage(conversationsRepo, ctx.accountId, idParam(ctx.params, "conversation_id"), ctx.identity.userId, ctx.body, ctx.now, {
     list: ctx.files ?? [],
     store: attachmentFiles(),
-  }),
+  })),
 }));

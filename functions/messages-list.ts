@@ -1,3 +1,4 @@
+import { messageView } from "../shared/domain/conversations/views.ts";
 import { api } from "../shared/http/api.ts";
 import { attachmentFiles } from "../shared/db/attachment-files.ts";
 import { conversationsRepo } from "../shared/db/conversations-repo.ts";
@@ -11,5 +12,5 @@ import { pageReply } from "../shared/http/replies.ts";
 export const handler = api("messages.list", { query: pageQuery, response: messageListReply }, async (ctx) => {
   const page = await listMessages(conversationsRepo, ctx.accountId, idParam(ctx.params, "conversation_id"), pageRequest(ctx.query));
   const files = attachmentFiles();
-  return { body: pageReply({ ...page, items: await Promise.all(page.items.map((m) => withAttachmentUrls(m, files))) }) };
+  return { body: pageReply({ ...page, items: await Promise.all(page.items.map(async (m) => messageView(await withAttachmentUrls(m, files)))) }) };
 });

@@ -1,3 +1,4 @@
+import { messageView } from "../shared/domain/conversations/views.ts";
 import { api } from "../shared/http/api.ts";
 import { attachmentFiles } from "../shared/db/attachment-files.ts";
 import { conversationsRepo } from "../shared/db/conversations-repo.ts";
@@ -8,8 +9,8 @@ import { messageReply, updateMessageBody } from "../shared/http/schemas/conversa
 
 /** JSON, or multipart/form-data with the same fields plus `attachments[]` files (added to the message's). */
 export const handler = api("messages.update", { body: updateMessageBody, form: formBody, response: messageReply }, async (ctx) => ({
-  body: await updateMessage(conversationsRepo, ctx.accountId, idParam(ctx.params, "conversation_id"), idParam(ctx.params, "message_id"), ctx.body, ctx.now, {
+  body: messageView(await updateMessage(conversationsRepo, ctx.accountId, idParam(ctx.params, "conversation_id"), idParam(ctx.params, "message_id"), ctx.body, ctx.now, {
     list: ctx.files ?? [],
     store: attachmentFiles(),
-  }),
+  })),
 }));

@@ -429,7 +429,27 @@ export interface components {
     };
     ContactsListResponse: {
       meta: components["schemas"]["PageMeta"];
-      payload: components["schemas"]["Contact"][];
+      payload: ({
+          id: number;
+          account_id: number;
+          name: string;
+          email: string | null;
+          phone_number: string | null;
+          identifier: string | null;
+          thumbnail: string;
+          custom_attributes: Record<string, never>;
+          additional_attributes: Record<string, never>;
+          created_at: number;
+          updated_at: number;
+          last_activity_at: number | null;
+          contact_inboxes: {
+              source_id: string;
+              inbox: {
+                id: number;
+                name: string;
+              };
+            }[];
+        })[];
     };
     ContactsShowResponse: {
       payload: {
@@ -731,8 +751,7 @@ export interface components {
       conversation_id: number;
       inbox_id: number;
       content: string | null;
-      /** @enum {string} */
-      message_type: "incoming" | "outgoing" | "activity" | "template";
+      message_type: 0 | 1 | 2 | 3;
       content_type: string;
       content_attributes: Record<string, never>;
       private: boolean;

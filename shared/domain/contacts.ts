@@ -64,6 +64,11 @@ export function changedAttributes<T extends object>(prev: T, next: T, fields: re
  */
 export const contactShown = <C extends Contact>(c: C) => ({ ...c, contact_inboxes: [] as { source_id: string; inbox: { id: number; name: string } }[] });
 
+/** A page of contacts as lists and search show them: each as its own reply does. */
+export function shownPage<M>(listing: Listing<Contact, M>): Listing<ReturnType<typeof contactShown<Contact>>, M> {
+  return { ...listing, items: listing.items.map((c) => contactShown(c)) };
+}
+
 export const contactRef = (c: Contact) => ({
   id: c.id,
   name: c.name,

@@ -27,7 +27,7 @@ export function samplePayload(event: EventName, w: Webhook, nowSec: number): Rec
   if (event.startsWith("conversation_typing")) return { ...base, user: { id: 1, name: "Sample agent", type: "user" }, conversation, is_private: false };
   if (event.startsWith("conversation_")) {
     const changed = event === "conversation_created" ? {} : { changed_attributes: [{ status: { previous_value: "pending", current_value: "open" } }] };
-    return { ...base, status: "open", inbox_id: inbox.id, contact, meta: { sender: { ...contact, type: "contact" } }, messages: [], ...changed };
+    return { ...base, status: "open", inbox_id: inbox.id, contact, meta: { sender: { ...contact, type: "contact" }, assignee: null }, messages: [], ...changed };
   }
   if (event.startsWith("contact_")) return { ...base, ...contact, id: "1", custom_attributes: {}, additional_attributes: {} };
   if (event.startsWith("inbox_")) return { ...base, name: inbox.name, channel_type: "Channel::Api" };

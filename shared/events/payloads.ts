@@ -43,7 +43,7 @@ const conversationBase = () => ({
   status: z.string(),
   inbox_id: int(),
   contact: obj(),
-  meta: z.looseObject({ sender: z.nullable(obj()), assignee: z.optional(obj()) }),
+  meta: z.looseObject({ sender: z.nullable(obj()), assignee: z.nullable(obj()) }),
   messages: z.array(obj()),
   created_at: z.union([int(), z.string()]),
 });

@@ -186,6 +186,9 @@ describe("a swagger-generated Chatwoot client against the sandbox", () => {
     // Assert
     expect(hook.status).toBe(200);
     expect(res.status).toBe(200);
+    // Chatwoot's swagger types message_type as an integer (1 outgoing); its webhook payload names it.
+    expect(res.json.message_type).toBe(1);
+    expect((delivered[0]!.json as unknown as { message_type: unknown }).message_type).toBe("outgoing");
     expect(res.json.attachments).toEqual([
       expect.objectContaining({ message_id: ids.message, account_id: sandbox.info.accountId, file_type: "image", extension: "png", file_size: png.length, data_url: expect.stringContaining("X-Amz-Signature=") }),
     ]);

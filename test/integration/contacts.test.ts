@@ -233,6 +233,11 @@ describe("contacts", () => {
 
     expect(first.json.meta).toMatchObject({ count: 6, current_page: 1, per: 2, has_more: true });
     expect(first.json.payload.map((c: { name: string }) => c.name)).toEqual(["Maria in B", "Lister 0"]);
+    // Each item as a contact's own reply shows it (Chatwoot's list includes contact_inboxes).
+    expect(first.json.payload.map((c: { contact_inboxes: unknown }) => c.contact_inboxes)).toEqual([[], []]);
+    expect(hugeSearch.json.meta.count).toBeGreaterThan(0);
+    const found = await invoke("contacts.search", { params: { account_id: b.accountId }, key: b.agentKey, query: { q: "Lister 1" } });
+    expect(found.json.payload).toEqual([expect.objectContaining({ name: "Lister 1", contact_inboxes: [] })]);
     expect(next.json.payload.map((c: { name: string }) => c.name)).toEqual(["Lister 1", "Lister 2"]);
     expect(page3.json.payload.map((c: { name: string }) => c.name)).toEqual(["Lister 3", "Lister 4"]);
     expect(page3.json.meta).toMatchObject({ has_more: false, next_cursor: null });

@@ -16,6 +16,8 @@ export type Status = (typeof STATUSES)[number];
 export const PRIORITIES = ["urgent", "high", "medium", "low"] as const;
 export type Priority = (typeof PRIORITIES)[number];
 export type MessageType = "incoming" | "outgoing" | "activity" | "template";
+/** Chatwoot's integer for each message type, what its replies carry (its webhook payloads carry the name). */
+export const MESSAGE_TYPE_CODES = { incoming: 0, outgoing: 1, activity: 2, template: 3 } as const satisfies Record<MessageType, number>;
 
 export interface User {
   readonly id: number;

@@ -3,7 +3,7 @@ import { accountRef, type Account } from "../accounts.ts";
 import { contactRef, type ChangedAttributes, type Contact } from "../contacts.ts";
 import type { Inbox } from "../inboxes.ts";
 import type { DomainEvent } from "../../events/outbox.ts";
-import type { Conversation, ConversationStore, Message, Sender, User } from "./model.ts";
+import { MESSAGE_TYPE_CODES, type Conversation, type ConversationStore, type Message, type Sender, type User } from "./model.ts";
 
 export const userSender = (u: User): Sender => ({ id: u.id, name: u.name, type: "user", email: u.email });
 export const contactSender = (c: Contact): Sender => ({ id: c.id, name: c.name, type: "contact", email: c.email, thumbnail: c.thumbnail });
@@ -17,6 +17,11 @@ export const userRef = (u: User, accountId?: number) => ({
   confirmed: true,
   ...(accountId !== undefined ? { account_id: accountId } : {}),
 });
+
+/** A message as replies show it (Chatwoot's REST shape): its type as Chatwoot's integer code. */
+export function messageView<M extends Message>(m: M): Omit<M, "message_type"> & { message_type: number } {
+  return { ...m, message_type: MESSAGE_TYPE_CODES[m.message_type] };
+}
 
 /** The conversation as replies show it: with its contact (meta.sender), assignee and last message. */
 export function conversationView(conv: Conversation, contact: Contact | undefined, assignee: User | undefined) {
@@ -35,7 +40,7 @@ export function conversationView(conv: Conversation, contact: Contact | undefine
       sender: contact ? contactRef(contact) : null,
       ...(assignee ? { assignee: userRef(assignee, conv.account_id) } : {}),
     } as { sender: ReturnType<typeof contactRef> | null; assignee?: ReturnType<typeof userRef> },
-    messages: last_message ? [last_message] : [],
+    messages: last_message ? [messageView(last_message)] : [],
   };
 }
 export type ConversationView = ReturnType<typeof conversationView>;
@@ -55,6 +60,8 @@ export function conversationEvent(
       event,
       id: String(view.id),
       contact: view.meta.sender ?? {},
+      // Chatwoot's event data always has `meta.assignee` (null when nobody is assigned), unlike its replies.
+      meta: { ...view.meta, assignee: view.meta.assignee ?? null },
       account: accountRef(account),
       ...(changed ? { changed_attributes: changed } : {}),
     },

@@ -62,11 +62,13 @@ export const contactView = named(
 /** The contact as embedded in a conversation (`meta.sender`). */
 export const contactRefView = named("ContactRef", () => z.looseObject({ ...contactViewFields(), type: z.literal("contact") }));
 
-const contactPage = lazy(() => z.looseObject({ meta: pageMetaView(), payload: z.array(contactView()) }));
+
 
 /** C with Chatwoot's contact_inboxes (replies of create, show and update). */
 const contactShownView = lazy(() => z.looseObject({ ...contactView().shape, contact_inboxes: z.array(z.looseObject({ source_id: z.string(), inbox: z.looseObject({ id: z.int(), name: z.string() }) })) }));
 
+/** Lists and search show each contact as its own reply does (Chatwoot includes contact_inboxes by default). */
+const contactPage = lazy(() => z.looseObject({ meta: pageMetaView(), payload: z.array(contactShownView()) }));
 export const contactCreatedReply = reply(() => z.looseObject({ payload: z.looseObject({ contact: contactShownView() }) }), "The new contact");
 export const contactReply = reply(() => z.looseObject({ payload: contactShownView() }), "The contact");
 export const contactListReply = reply(contactPage, "One page of the account's contacts");

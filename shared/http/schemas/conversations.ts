@@ -117,6 +117,8 @@ export const attachmentView = named(
 );
 
 const messageType = z.enum(["incoming", "outgoing", "activity", "template"]);
+/** Chatwoot's integer message type of a reply: 0 incoming, 1 outgoing, 2 activity, 3 template. */
+const messageTypeCode = z.union([z.literal(0), z.literal(1), z.literal(2), z.literal(3)]);
 
 export const messageView = named(
   "Message",
@@ -126,7 +128,7 @@ export const messageView = named(
     conversation_id: z.int(),
     inbox_id: z.int(),
     content: z.nullable(z.string()),
-    message_type: messageType,
+    message_type: messageTypeCode,
     content_type: z.string(),
     content_attributes: attrs,
     private: z.boolean(),
