@@ -17,3 +17,6 @@ export const now = (): Date => new Date(source());
 export function setClock(clock: Clock | undefined): void {
   source = clock ?? wall;
 }
+
+/** The last second of the year 9999: a later unix time from a client is milliseconds sent for seconds. */
+export const MAX_UNIX_SECONDS = 253_402_300_799;

@@ -4,6 +4,7 @@
  * month. Days are UTC.
  */
 import { ValidationError } from "../errors.ts";
+import { MAX_UNIX_SECONDS } from "../clock.ts";
 
 export const REPORT_FIELDS = [
   "conversations_count",
@@ -83,9 +84,6 @@ export type ReportPoint = { value: number; timestamp: number; count?: number };
 
 /** Longest range served, so one call reads at most ~5 years of day items. */
 export const MAX_RANGE_SECONDS = 5 * 366 * DAY;
-
-/** The last second of the year 9999: a later `since` or `until` is a time in milliseconds sent for seconds. */
-export const MAX_UNIX_SECONDS = 253_402_300_799;
 
 export async function report(store: ReportStore, accountId: number, query: ReportQuery, now: Date = new Date()): Promise<ReportPoint[]> {
   for (const field of ["since", "until"] as const) {

@@ -90,6 +90,15 @@ describe("conversations", () => {
     expect(bad.status).toBe(422);
   });
 
+  it("refuses a snoozed_until after the year 9999 (milliseconds sent for seconds) and changes nothing", async () => {
+    const before = (await invoke("conversations.show", { params: P(a, { conversation_id: 2 }), key: a.agentKey })).json.status;
+    const ms = await invoke("conversations.toggle_status", { params: P(a, { conversation_id: 2 }), key: a.agentKey, body: { status: "snoozed", snoozed_until: Date.now() + 3_600_000 } });
+
+    expect(ms.status).toBe(422);
+    expect(ms.json.attributes).toEqual(["snoozed_until"]);
+    expect((await invoke("conversations.show", { params: P(a, { conversation_id: 2 }), key: a.agentKey })).json.status).toBe(before);
+  });
+
   it("toggles status with conversation_status_changed + conversation_updated and moves the counters", async () => {
     const res = await invoke("conversations.toggle_status", { params: P(a, { conversation_id: 1 }), key: a.agentKey, body: { status: "resolved" } });
 
@@ -186,6 +195,24 @@ describe("messages", () => {
     expect(ev.payload).toMatchObject({ event: "message_created", content: "I need help", message_type: "incoming", conversation: { id: 1, status: "open" }, sender: { id: contactA, name: "Carla Client" } });
     const shown = await invoke("conversations.show", { params: P(a, { conversation_id: 1 }), key: a.agentKey });
     expect(shown.json.messages[0].content).toBe("internal");
+  });
+
+  it("never puts a private note in a conversation event's messages; the reply still shows it", async () => {
+    const c = await makeAccount("Conv notes");
+    const inbox = (await invoke("inboxes.create", { params: P(c), key: c.adminKey, body: { name: "Help", channel: { type: "api" } } })).json.id;
+    const contact = (await invoke("contacts.create", { params: P(c), key: c.agentKey, body: { name: "Nora" } })).json.payload.contact.id;
+    const conv = (await invoke("conversations.create", { params: P(c), key: c.agentKey, body: { inbox_id: inbox, contact_id: contact, message: { content: "hi Nora" } } })).json.id as number;
+    const resolve = (status: string) => invoke("conversations.toggle_status", { params: P(c, { conversation_id: conv }), key: c.agentKey, body: { status } });
+
+    await resolve("resolved");
+    await invoke("messages.create", { params: P(c, { conversation_id: conv }), key: c.agentKey, body: { content: "secret note", private: true } });
+    await resolve("open");
+
+    const [first, second] = (await outboxOf(c.accountId, "conversation_status_changed")).map((e) => e.payload);
+    expect(first!.messages).toEqual([expect.objectContaining({ content: "hi Nora", message_type: 1, private: false })]);
+    expect(second!.messages).toEqual([]);
+    const shown = await invoke("conversations.show", { params: P(c, { conversation_id: conv }), key: c.agentKey });
+    expect(shown.json.messages).toEqual([expect.objectContaining({ content: "secret note", private: true })]);
   });
 
   it("reopens a resolved or snoozed conversation on an incoming message (Chatwoot), in the message's transaction", async () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { bucketStart, dayOf, MAX_RANGE_SECONDS, MAX_UNIX_SECONDS, report, type DayRow, type ReportStore } from "../../shared/domain/reports.ts";
+import { MAX_UNIX_SECONDS } from "../../shared/clock.ts";
+import { bucketStart, dayOf, MAX_RANGE_SECONDS, report, type DayRow, type ReportStore } from "../../shared/domain/reports.ts";
 
 const T = (iso: string) => Date.parse(iso) / 1000;
 

@@ -62,6 +62,8 @@ export function conversationEvent(
       contact: view.meta.sender ?? {},
       // Chatwoot's event data always has `meta.assignee` (null when nobody is assigned), unlike its replies.
       meta: { ...view.meta, assignee: view.meta.assignee ?? null },
+      // As Chatwoot's event data: the last message only when it is part of the chat (never a private note or an activity).
+      messages: view.messages.filter((m) => !m.private && m.message_type !== MESSAGE_TYPE_CODES.activity),
       account: accountRef(account),
       ...(changed ? { changed_attributes: changed } : {}),
     },

@@ -3,6 +3,7 @@ import { PRIORITIES, STATUSES } from "../../domain/conversations/model.ts";
 import { pagingShape, queryInt } from "./paging.ts";
 import { contactRefView } from "./contacts.ts";
 import { lazy } from "../../lazy.ts";
+import { MAX_UNIX_SECONDS } from "../../clock.ts";
 import { attributeMap } from "./attributes.ts";
 import { attrsField, boolField, intField, named, pageMetaView, reply, unixTime, type ReplySpec } from "./common.ts";
 
@@ -45,7 +46,8 @@ export const metaQuery = lazy(() => z.object({
 
 export const toggleStatusBody = lazy(() => z.object({
   status: z.optional(z.enum(STATUSES)),
-  snoozed_until: z.optional(intField()),
+  // Unix seconds up to the year 9999 (a later one is milliseconds sent for seconds).
+  snoozed_until: z.optional(intField(1, MAX_UNIX_SECONDS)),
 }));
 
 export const typingBody = lazy(() => z.object({
