@@ -507,6 +507,8 @@ export interface components {
         assignee?: components["schemas"]["UserRef"];
       };
       messages: components["schemas"]["Message"][];
+      last_non_activity_message: components["schemas"]["Message"] | null;
+      first_reply_created_at: number | null;
     };
     ConversationsAssignmentsBody: {
       assignee_id: (number | string) | null;

@@ -213,6 +213,15 @@ describe("messages", () => {
     expect(second!.messages).toEqual([]);
     const shown = await invoke("conversations.show", { params: P(c, { conversation_id: conv }), key: c.agentKey });
     expect(shown.json.messages).toEqual([expect.objectContaining({ content: "secret note", private: true })]);
+    // Chatwoot's reply fields: the last non-activity message (notes count) and the first reply's
+    // time (here the opening message's: an agent started it); the events leave the former out.
+    expect(shown.json.last_non_activity_message).toEqual(shown.json.messages[0]);
+    expect(shown.json.first_reply_created_at).toBe(shown.json.created_at);
+    expect(second).not.toHaveProperty("last_non_activity_message");
+    const reply = await invoke("messages.create", { params: P(c, { conversation_id: conv }), key: c.agentKey, body: { content: "on it" } });
+    const after = await invoke("conversations.show", { params: P(c, { conversation_id: conv }), key: c.agentKey });
+    expect(after.json.first_reply_created_at).toBe(shown.json.created_at);
+    expect(after.json.last_non_activity_message).toMatchObject({ id: reply.json.id, content: "on it", message_type: 1 });
   });
 
   it("reopens a resolved or snoozed conversation on an incoming message (Chatwoot), in the message's transaction", async () => {

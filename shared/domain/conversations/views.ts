@@ -25,9 +25,11 @@ export function messageView<M extends Message>(m: M): Omit<M, "message_type"> & 
 
 /** The conversation as replies show it: with its contact (meta.sender), assignee and last message. */
 export function conversationView(conv: Conversation, contact: Contact | undefined, assignee: User | undefined) {
-  const { last_message, first_reply_created_at: _f, messages_count: _m, ...rest } = conv;
+  const { last_message, messages_count: _m, ...rest } = conv;
   return {
     ...rest,
+    // No activity messages are written, so the last non-activity message is the last message.
+    last_non_activity_message: last_message ? messageView(last_message) : null,
     timestamp: conv.last_activity_at,
     contact_last_seen_at: null,
     agent_last_seen_at: null,
@@ -45,6 +47,12 @@ export function conversationView(conv: Conversation, contact: Contact | undefine
 }
 export type ConversationView = ReturnType<typeof conversationView>;
 
+/** The view without what Chatwoot's event data leaves out (the last non-activity message, which may be a note). */
+function eventData(view: ConversationView): Omit<ConversationView, "last_non_activity_message"> {
+  const { last_non_activity_message: _l, ...data } = view;
+  return data;
+}
+
 export function conversationEvent(
   event: "conversation_created" | "conversation_updated" | "conversation_status_changed",
   view: ConversationView,
@@ -56,7 +64,7 @@ export function conversationEvent(
     accountId: view.account_id,
     inboxId: view.inbox_id,
     payload: {
-      ...view,
+      ...eventData(view),
       event,
       id: String(view.id),
       contact: view.meta.sender ?? {},

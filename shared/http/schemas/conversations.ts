@@ -174,6 +174,8 @@ export const conversationView = named(
     labels: z.array(z.string()),
     meta: z.looseObject({ sender: z.nullable(contactRefView()), assignee: z.optional(userRefView()) }),
     messages: z.array(messageView()),
+    last_non_activity_message: z.nullable(messageView()),
+    first_reply_created_at: z.nullable(unixTime),
   }),
   "A conversation: the conversation with its contact (meta.sender), assignee and last message.",
 );
