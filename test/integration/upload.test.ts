@@ -73,7 +73,7 @@ describe("upload", () => {
     expect(msg.status).toBe(200);
     expect(msg.json.attachments).toEqual([
       {
-        id: 1,
+        id: expect.any(Number),
         message_id: msg.json.id,
         account_id: a.accountId,
         file_type: "image",
@@ -87,6 +87,16 @@ describe("upload", () => {
       },
     ]);
     expect(foreign.status).toBe(404);
+
+    // The same upload on another message: the same file, an attachment of its own (its own id).
+    const again = await invoke("messages.create", { params: { account_id: a.accountId, conversation_id: conv }, key: a.agentKey, body: { attachment_ids: ["1"] } });
+    const [first] = msg.json.attachments;
+    const [second] = again.json.attachments;
+    expect(second).toMatchObject({ message_id: again.json.id, blob_key: first.blob_key, file_name: "logo.png", file_size: png.length });
+    expect(new Set([1, first.id, second.id]).size).toBe(3);
+    const listed = await invoke("messages.list", { params: { account_id: a.accountId, conversation_id: conv }, key: a.agentKey });
+    const ids = listed.json.payload.flatMap((m: { attachments: { id: number }[] }) => m.attachments.map((x) => x.id));
+    expect(ids.sort()).toEqual([first.id, second.id].sort());
   });
 
   it("refuses a missing, empty, oversize or disallowed file with a clear 4xx", async () => {

@@ -108,7 +108,10 @@ async function createMessageOnce(
   if (input.attachment_ids?.length && uploaded.length !== new Set(input.attachment_ids).size) {
     throw ValidationError.field("attachment_ids", "invalid", "contains an unknown upload");
   }
-  const attachments = [...uploaded, ...stored];
+  // An upload referenced by several messages is one file, but each message's attachment is its own,
+  // with an id of its own (as in Chatwoot), from the counter uploads and message files share.
+  const referenced = signer ? await Promise.all(uploaded.map(async (u) => ({ ...u, id: await signer.nextBlobId(accountId) }))) : uploaded;
+  const attachments = [...referenced, ...stored];
   if (!input.content && attachments.length === 0) throw ValidationError.field("content", "blank", "can't be blank");
   const sender = type === "incoming" ? (contact ? contactSender(contact) : null) : users[0] ? userSender(users[0]) : null;
   const ts = secondsOf(now);
