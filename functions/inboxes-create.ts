@@ -5,5 +5,5 @@ import { widgetBaseUrl } from "../shared/http/schemas/inboxes.ts";
 import { createInboxBody, inboxReply } from "../shared/http/schemas/inboxes.ts";
 
 export const handler = api("inboxes.create", { body: createInboxBody, response: inboxReply }, async (ctx) => ({
-  body: inboxView(await createInbox(inboxesRepo, ctx.accountId, ctx.body, ctx.now), widgetBaseUrl()),
+  body: inboxView(await createInbox(inboxesRepo, ctx.accountId, ctx.body, ctx.now), widgetBaseUrl(ctx.event)),
 }));

@@ -7,5 +7,5 @@ import { payloadReply } from "../shared/http/replies.ts";
 import { inboxListReply } from "../shared/http/schemas/inboxes.ts";
 
 export const handler = api("inboxes.list", { query: pageQuery, response: inboxListReply }, async (ctx) => ({
-  body: payloadReply((await listInboxes(inboxesRepo, ctx.accountId)).map((i) => inboxView(i, widgetBaseUrl()))),
+  body: payloadReply((await listInboxes(inboxesRepo, ctx.accountId)).map((i) => inboxView(i, widgetBaseUrl(ctx.event)))),
 }));

@@ -6,5 +6,5 @@ import { idParam } from "../shared/http/params.ts";
 import { inboxReply } from "../shared/http/schemas/inboxes.ts";
 
 export const handler = api("inboxes.show", { response: inboxReply }, async (ctx) => ({
-  body: inboxView(await getInbox(inboxesRepo, ctx.accountId, idParam(ctx.params, "inbox_id")), widgetBaseUrl()),
+  body: inboxView(await getInbox(inboxesRepo, ctx.accountId, idParam(ctx.params, "inbox_id")), widgetBaseUrl(ctx.event)),
 }));

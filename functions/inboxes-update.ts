@@ -6,5 +6,5 @@ import { idParam } from "../shared/http/params.ts";
 import { inboxReply, updateInboxBody } from "../shared/http/schemas/inboxes.ts";
 
 export const handler = api("inboxes.update", { body: updateInboxBody, response: inboxReply }, async (ctx) => ({
-  body: inboxView(await updateInbox(inboxesRepo, ctx.accountId, idParam(ctx.params, "inbox_id"), ctx.body, ctx.now), widgetBaseUrl()),
+  body: inboxView(await updateInbox(inboxesRepo, ctx.accountId, idParam(ctx.params, "inbox_id"), ctx.body, ctx.now), widgetBaseUrl(ctx.event)),
 }));

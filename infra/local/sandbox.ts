@@ -160,8 +160,8 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
     server = gw.server;
     // The fresh values last: sandbox.json of an earlier run holds the old ones.
     const info: SandboxInfo = { ...seed, apiBase: `http://localhost:${gw.port}`, dynamoEndpoint: endpoint, tableName };
-    // The links open the sandbox's own checkout page unless one was given.
-    const config = setConfig({ CHECKOUT_PAGE_URL: sandboxCheckoutPageUrl(info.apiBase, requested) });
+    // The links open the sandbox's own checkout page, and widget snippets load from it, unless told otherwise.
+    const config = setConfig({ CHECKOUT_PAGE_URL: sandboxCheckoutPageUrl(info.apiBase, requested), PUBLIC_API_URL: requested["PUBLIC_API_URL"] ?? info.apiBase });
     if (stateFile) writeFileSync(stateFile, `${JSON.stringify(info, null, 2)}\n`);
 
     const srv = server;

@@ -91,6 +91,8 @@ describe("a swagger-generated Chatwoot client against the sandbox", () => {
       avatar_url: "",
       web_widget_script: expect.stringContaining(shown.json.website_token),
     });
+    // The sandbox's own address, where its widget SDK path is served from.
+    expect(shown.json.web_widget_script).toContain(`var BASE_URL=${JSON.stringify(sandbox.info.apiBase)};`);
     expect(updated.status).toBe(200);
     expect(updated.json).toMatchObject({ enable_auto_assignment: true, csat_survey_enabled: true, working_hours_enabled: true });
     expect(list.status).toBe(200);
@@ -221,7 +223,9 @@ describe("a swagger-generated Chatwoot client against the sandbox", () => {
 
     expect(up.status).toBe(200);
     expect(msg.status).toBe(200);
-    expect(msg.json.attachments[0]).toMatchObject({ id: up.json.blob_id, file_type: "image" });
+    // The upload's file, as an attachment of the message's own (its own id, as in Chatwoot).
+    expect(msg.json.attachments[0]).toMatchObject({ id: expect.any(Number), message_id: msg.json.id, file_type: "image", blob_key: up.json.blob_key, file_size: png.length });
+    expect(msg.json.attachments[0].id).not.toBe(up.json.blob_id);
   });
 
   it("reads reports without since/until (the last 30 days)", async () => {

@@ -38,6 +38,8 @@ describe("inboxes", () => {
     expect(first.json).toMatchObject({ id: 1, account_id: a.accountId, name: "API", channel_type: "Channel::Api", website_token: null });
     expect(second.json).toMatchObject({ id: 2, channel_type: "Channel::WebWidget", website_url: "https://acme.test" });
     expect(second.json.website_token).toMatch(/^[A-Za-z0-9_-]{24}$/);
+    // Without PUBLIC_API_URL the snippet loads the SDK from the address the request reached.
+    expect(second.json.web_widget_script).toContain('var BASE_URL="https://test.local";');
     expect(other.json.id).toBe(1);
 
     const events = await outboxFor(a.accountId);

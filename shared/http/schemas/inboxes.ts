@@ -18,8 +18,12 @@ export const httpUrl = z.string().check(
 const name = z.string().check(z.trim(), z.minLength(1), z.maxLength(255));
 const text = (max: number) => z.nullable(z.string().check(z.maxLength(max)));
 
-/** Where the web widget's embed snippet loads the SDK from: the API's public URL. */
-export const widgetBaseUrl = (): string => config().PUBLIC_API_URL ?? "";
+/**
+ * Where the web widget's embed snippet loads the SDK from: the API's public URL, PUBLIC_API_URL
+ * or else the address the request reached (API Gateway's domain, always https there).
+ */
+export const widgetBaseUrl = (event: { readonly requestContext: { readonly domainName: string } }): string =>
+  config().PUBLIC_API_URL ?? `https://${event.requestContext.domainName}`;
 
 /** The settings Chatwoot's inbox create and update accept at the top level. */
 const settings = () => ({
