@@ -5,7 +5,7 @@
  */
 import { ConversaError, errorFromReply } from "./errors.ts";
 import { OPERATIONS, type OperationInfo } from "./operations.ts";
-import { backoffMs, isIdempotent, resolveRetry, retryAfterMs, type ResolvedRetry, type RetryOptions } from "./retry.ts";
+import { backoffMs, isIdempotent, resolveRetry, retryAfterMs, serverRetryAfterMs, type ResolvedRetry, type RetryOptions } from "./retry.ts";
 import type { ArgsOf, ItemOf, OperationId, PagedOperationId, ReplyOf } from "./types.ts";
 
 export interface ClientOptions {
@@ -100,7 +100,7 @@ export function createClient(options: ClientOptions): ConversaClient {
     }
     const signal = signalFor(req.signal, policy);
     const started = policy.now();
-    const retriable = isIdempotent(op.method, headers);
+    const retriable = isIdempotent(op.method, headers, id);
 
     for (let attempt = 1; ; attempt++) {
       let res: Response | undefined;
@@ -113,15 +113,17 @@ export function createClient(options: ClientOptions): ConversaClient {
       }
       if (res?.ok) return readBody(res);
       // 429 and 503 say how long to wait; so does a 409 whose write did not happen (`stale`, `idempotency_in_progress`).
+      // A 503 or 409 that says so did nothing: repeating it cannot do the work twice, whatever the method.
       const waitHeader = res && WAIT_STATUSES.has(res.status) ? retryAfterMs(res.headers.get("retry-after"), policy) : undefined;
       const canRetry = res
-        ? res.status === 429 || (res.status >= 500 && retriable) || (res.status === 409 && waitHeader !== undefined && retriable)
+        ? res.status === 429 || ((res.status === 503 || res.status === 409) && waitHeader !== undefined) || (res.status >= 500 && retriable)
         : retriable;
       const delayMs = waitHeader ?? backoffMs(policy, attempt);
       const outOfTime = policy.deadlineMs !== undefined && policy.now() + delayMs - started > policy.deadlineMs;
       if (!canRetry || attempt >= policy.attempts || outOfTime) {
         if (!res) throw networkError(id, failure);
-        throw errorFromReply(res.status, res.headers, await readBody(res), waitHeader ?? retryAfterMs(res.headers.get("retry-after"), policy));
+        // The error says what the server asked, not the cap the client waited.
+        throw errorFromReply(res.status, res.headers, await readBody(res), serverRetryAfterMs(res.headers.get("retry-after"), policy.now));
       }
       await res?.body?.cancel();
       policy.onRetry?.({ operation: id, attempt, delayMs, status: res?.status, error: failure, retryAfter: waitHeader !== undefined });

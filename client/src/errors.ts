@@ -62,7 +62,17 @@ function defaultCode(status: number): string {
 export function errorFromReply(status: number, headers: Headers, body: unknown, retryAfterMs: number | undefined): ConversaError {
   const rec = isRecord(body) ? body : {};
   const code = typeof rec["code"] === "string" ? rec["code"] : defaultCode(status);
+  // The sign-in's 401 says it in `errors: ["..."]` (Chatwoot's shape).
+  const said = Array.isArray(rec["errors"]) ? rec["errors"].filter((e): e is string => typeof e === "string") : [];
   const message =
-    typeof rec["error"] === "string" ? rec["error"] : typeof rec["message"] === "string" ? rec["message"] : typeof body === "string" && body ? body : `HTTP ${status}`;
+    typeof rec["error"] === "string"
+      ? rec["error"]
+      : typeof rec["message"] === "string"
+        ? rec["message"]
+        : said.length > 0
+          ? said.join(" ")
+          : typeof body === "string" && body
+            ? body
+            : `HTTP ${status}`;
   return new ConversaError({ status, code, message, fields: fieldsOf(rec), requestId: headers.get("x-request-id") ?? undefined, retryAfterMs, body });
 }

@@ -1,7 +1,9 @@
 /**
- * The retry policy: 429 and 503 wait what Retry-After says (capped), otherwise 1 s, 2 s, 4 s, 8 s
- * with jitter, up to 5 attempts. Network errors and other 5xx are retried only when a second
- * attempt cannot do the work twice: GET, PUT, DELETE or a request carrying an Idempotency-Key.
+ * The retry policy: 429, and a 503 or a 409 with Retry-After (nothing was done: a fail-closed
+ * rule, a lost race), wait what Retry-After says (capped), whatever the method; otherwise 1 s, 2 s,
+ * 4 s, 8 s with jitter, up to 5 attempts. Network errors and other 5xx are retried only when a
+ * second attempt cannot do the work twice: GET, PUT (not a password reset), DELETE or a request
+ * carrying an Idempotency-Key.
  */
 
 export interface RetryEvent {
@@ -76,21 +78,25 @@ export function backoffMs(policy: ResolvedRetry, attempt: number): number {
   return Math.round(step + step * policy.jitter * policy.random());
 }
 
-/** Retry-After as milliseconds (delta-seconds or an HTTP date), capped; undefined when absent or unreadable. */
-export function retryAfterMs(header: string | null, policy: ResolvedRetry): number | undefined {
+/** What the server asked to wait (Retry-After: delta-seconds or an HTTP date), in milliseconds; undefined when absent or unreadable. */
+export function serverRetryAfterMs(header: string | null, now: () => number): number | undefined {
   if (header === null || header.trim() === "") return undefined;
   const value = header.trim();
-  let ms: number;
-  if (/^\d+$/.test(value)) ms = Number(value) * 1000;
-  else {
-    // An HTTP date starts with the day's name ("Sun, 06 Nov 1994 08:49:37 GMT"); Date.parse alone takes "-3" or "1.5" too.
-    const at = /^[A-Za-z]{3}/.test(value) ? Date.parse(value) : Number.NaN;
-    if (Number.isNaN(at)) return undefined;
-    ms = Math.max(0, at - policy.now());
-  }
-  return Math.min(ms, policy.maxRetryAfterMs);
+  if (/^\d+$/.test(value)) return Number(value) * 1000;
+  // An HTTP date starts with the day's name ("Sun, 06 Nov 1994 08:49:37 GMT"); Date.parse alone takes "-3" or "1.5" too.
+  const at = /^[A-Za-z]{3}/.test(value) ? Date.parse(value) : Number.NaN;
+  return Number.isNaN(at) ? undefined : Math.max(0, at - now());
 }
 
+/** How long the client waits for a Retry-After: the server's value, capped at maxRetryAfterMs. */
+export function retryAfterMs(header: string | null, policy: ResolvedRetry): number | undefined {
+  const ms = serverRetryAfterMs(header, policy.now);
+  return ms === undefined ? undefined : Math.min(ms, policy.maxRetryAfterMs);
+}
+
+/** PUTs that a second attempt can do twice: a password reset spends its single-use token. */
+const NOT_REPEATABLE: ReadonlySet<string> = new Set(["auth.password_reset"]);
+
 /** Whether repeating the request cannot do its work twice. */
-export const isIdempotent = (method: string, headers: Headers): boolean =>
-  method === "GET" || method === "PUT" || method === "DELETE" || headers.has("idempotency-key");
+export const isIdempotent = (method: string, headers: Headers, operation = ""): boolean =>
+  !NOT_REPEATABLE.has(operation) && (method === "GET" || method === "PUT" || method === "DELETE" || headers.has("idempotency-key"));

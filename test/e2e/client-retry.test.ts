@@ -93,7 +93,11 @@ describe("the client on a 429", () => {
     // Act
     const call = client.call("accounts.show");
     // Assert
-    await expect(call).rejects.toMatchObject({ name: "ConversaError", status: 429, code: "rate_limited", retryAfterMs: 5000 });
+    const err = await call.then(() => undefined, (e: unknown) => e);
+    // The waits are capped; the error says what the server asked.
+    expect(err).toMatchObject({ name: "ConversaError", status: 429, code: "rate_limited" });
+    expect(Number(replies.at(-1)?.retryAfter)).toBeGreaterThan(5);
+    expect((err as { retryAfterMs: number }).retryAfterMs).toBe(Number(replies.at(-1)?.retryAfter) * 1000);
     expect(replies.map((r) => r.status)).toEqual([429, 429, 429, 429, 429]);
     expect(waits).toEqual([5000, 5000, 5000, 5000]);
   });
@@ -125,6 +129,32 @@ describe("the client on a 429", () => {
     // Assert
     await expect(call).rejects.toMatchObject({ status: 0, code: "aborted" });
     expect(Date.now() - started).toBeLessThan(10_000);
+  });
+});
+
+describe("the client on a 503 or 409 that says when to retry", () => {
+  it("repeats even a POST: such a reply did nothing (a fail-closed rule, a lost race)", async () => {
+    // Arrange: the first two attempts get the replies the API gives then; the third reaches the sandbox.
+    freshWindow();
+    const canned = [
+      new Response(JSON.stringify({ error: "Service unavailable", code: "unavailable" }), { status: 503, headers: { "retry-after": "1" } }),
+      new Response(JSON.stringify({ error: "Conflict", code: "stale" }), { status: 409, headers: { "retry-after": "1" } }),
+    ];
+    const waits: number[] = [];
+    const { client, replies } = recordingClient({ sleep: async (ms) => void waits.push(ms) }, async (input, init) => canned.shift() ?? fetch(input, init));
+    // Act
+    const created = await client.call("contacts.create", { body: { name: "Retried Rita" } });
+    // Assert: one contact, after two waits of the server's second.
+    expect(replies.map((r) => r.status)).toEqual([503, 409, 200]);
+    expect(waits).toEqual([1000, 1000]);
+    expect(created.payload.contact.name).toBe("Retried Rita");
+  });
+
+  it("does not repeat a password reset after a 500: its token may already be spent", async () => {
+    freshWindow();
+    const { client, replies } = recordingClient({ sleep: async () => undefined }, async () => new Response(JSON.stringify({ error: "Internal server error" }), { status: 500 }));
+    await expect(client.call("auth.password_reset", { body: { reset_password_token: "t", password: "a-new-password-1", password_confirmation: "a-new-password-1" } })).rejects.toMatchObject({ status: 500 });
+    expect(replies).toHaveLength(1);
   });
 });
 

@@ -1,6 +1,7 @@
 /** The client's retry policy, as pure functions: Retry-After parsing and cap, the widening backoff, what counts as idempotent. */
 import { describe, expect, it } from "vitest";
-import { backoffMs, isIdempotent, resolveRetry, retryAfterMs } from "../../client/src/retry.ts";
+import { backoffMs, isIdempotent, resolveRetry, retryAfterMs, serverRetryAfterMs } from "../../client/src/retry.ts";
+import { errorFromReply } from "../../client/src/errors.ts";
 
 const NOW = Date.parse("2026-11-23T12:00:00Z");
 const policy = resolveRetry({ now: () => NOW, random: () => 1, jitter: 0.25 });
@@ -18,6 +19,10 @@ describe("Retry-After", () => {
     const ms = [null, "", "soon", "-3", "1.5"].map((v) => retryAfterMs(v, policy));
 
     expect(ms).toEqual([undefined, undefined, undefined, undefined, undefined]);
+  });
+
+  it("is reported uncapped: what the server asked", () => {
+    expect([serverRetryAfterMs("3600", () => NOW), serverRetryAfterMs(new Date(NOW + 600_000).toUTCString(), () => NOW), serverRetryAfterMs("soon", () => NOW)]).toEqual([3_600_000, 600_000, undefined]);
   });
 
   it("honours a smaller cap when the caller sets one", () => {
@@ -60,5 +65,21 @@ describe("idempotent requests", () => {
       [false, true],
       [false, true],
     ]);
+  });
+});
+
+describe("a request that spends a single-use token", () => {
+  it("is not repeated although it is a PUT: a password reset", () => {
+    expect(isIdempotent("PUT", new Headers(), "auth.password_reset")).toBe(false);
+    expect(isIdempotent("PUT", new Headers(), "inboxes.update")).toBe(true);
+  });
+});
+
+describe("the error of a reply", () => {
+  it("keeps the message of the sign-in's 401 (errors: [\"...\"]) and the uncapped Retry-After it is given", () => {
+    const err = errorFromReply(401, new Headers({ "x-request-id": "r-1" }), { success: false, errors: ["Invalid login credentials. Please try again."] }, undefined);
+    expect(err).toMatchObject({ status: 401, code: "http_401", message: "Invalid login credentials. Please try again.", fields: [], requestId: "r-1" });
+    const throttled = errorFromReply(429, new Headers(), { error: "Too many requests", code: "rate_limited", retry_after: 120 }, 120_000);
+    expect(throttled).toMatchObject({ code: "rate_limited", message: "Too many requests", retryAfterMs: 120_000 });
   });
 });
