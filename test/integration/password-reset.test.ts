@@ -155,6 +155,7 @@ describe("PUT /auth/password", () => {
     const unknown = await reset("not-a-token", "long enough pw");
     const short = await reset("whatever", "short");
     const mismatch = await reset("whatever", "long enough pw", "another one!!");
+    const blank = await reset("whatever", " ".repeat(10));
 
     expect(unknown.status).toBe(422);
     expect(unknown.json.attributes).toEqual(["reset_password_token"]);
@@ -162,6 +163,8 @@ describe("PUT /auth/password", () => {
     expect(short.json.errors).toEqual([{ field: "password", code: "too_short", message: "is too short (minimum is 8 characters)" }]);
     expect(mismatch.status).toBe(422);
     expect(mismatch.json.errors).toEqual([{ field: "password_confirmation", code: "confirmation", message: "doesn't match Password" }]);
+    expect(blank.status).toBe(422);
+    expect(blank.json.errors).toEqual([{ field: "password", code: "blank", message: "can't be blank" }]);
   });
 
   it("revokes more keys than one transaction holds (two items per key, 100 per transaction)", { timeout: 90_000 }, async () => {

@@ -2,12 +2,11 @@
 import * as z from "zod/mini";
 import { ValidationError } from "../../errors.ts";
 import { lazy } from "../../lazy.ts";
-import { emptyReply, named, pageMetaView, reply, unixTime } from "./common.ts";
+import { emptyReply, named, newPassword, pageMetaView, reply, unixTime } from "./common.ts";
 
 /** Long enough for any address (RFC 5321: 254) and any pass phrase; bounded so scrypt input stays small. */
 const email = z.string().check(z.trim(), z.minLength(1), z.maxLength(320));
 const anyPassword = z.string().check(z.minLength(1), z.maxLength(1024));
-const newPassword = z.string().check(z.minLength(8), z.maxLength(128));
 
 export const signInBody = lazy(() => z.object({ email, password: anyPassword }));
 
@@ -15,7 +14,7 @@ export const passwordRequestBody = lazy(() => z.object({ email }));
 
 export const passwordResetBody = lazy(() => z.object({
   reset_password_token: z.string().check(z.trim(), z.minLength(1), z.maxLength(200)),
-  password: newPassword,
+  password: newPassword(),
   password_confirmation: z.string().check(z.maxLength(128)),
 }));
 

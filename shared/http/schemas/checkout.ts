@@ -6,7 +6,7 @@ import { normalizeBrazilianPhone } from "../../domain/checkout/phone.ts";
 import { MAX_ADDITIONAL_INBOXES } from "../../domain/checkout/pricing.ts";
 import type { Customer } from "../../domain/checkout/checkout.ts";
 import { lazy } from "../../lazy.ts";
-import { intField, named, reply, unixTime, type ReplySpec } from "./common.ts";
+import { intField, named, newPassword, reply, unixTime, type ReplySpec } from "./common.ts";
 
 const text = (max: number) => z.string().check(z.trim(), z.minLength(1), z.maxLength(max));
 
@@ -81,7 +81,7 @@ export const subscribeBody = lazy(() => z.object({
   additional_inboxes: additionalInboxes,
   coupon: z.optional(couponCode),
   account_name: text(255),
-  user: z.object({ name: text(255), email, password: z.string().check(z.minLength(8), z.maxLength(128)) }),
+  user: z.object({ name: text(255), email, password: newPassword() }),
   customer: subscribeCustomer,
   token: z.optional(z.string().check(z.maxLength(200))),
 }));

@@ -49,6 +49,10 @@ export const intField = (min = 1, max = Number.MAX_SAFE_INTEGER) =>
     z.number().check(z.int(), z.minimum(min), z.maximum(max)),
   );
 
+/** A password a user chooses: 8 to 128 characters, not only whitespace. */
+export const newPassword = () =>
+  z.string().check(z.minLength(8), z.maxLength(128), z.refine((v) => v.trim() !== "", { message: "can't be blank", params: { code: "blank" } }));
+
 /** A boolean body field: true/false or, from a form, "true"/"false"/"1"/"0" (Rails' casting). */
 export const boolField = () =>
   z.pipe(z.union([z.boolean(), z.enum(["true", "false", "1", "0"])]), z.transform((v) => v === true || v === "true" || v === "1"));
