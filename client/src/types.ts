@@ -29,9 +29,17 @@ export type BodyOf<K extends OperationId> = [RequestBodyOf<K>] extends [never]
 
 type Responses<K extends OperationId> = Op<K>["responses"];
 type OkStatus<K extends OperationId> = Extract<keyof Responses<K>, 200 | 201 | 202 | 204>;
-/** The 2xx reply body of an operation (JSON); `undefined` for an empty reply. */
+/** The 2xx reply body of an operation (JSON); `undefined` for an empty reply (`content: never`, which any shape would match). */
 export type ReplyOf<K extends OperationId> =
-  Responses<K>[OkStatus<K>] extends infer R ? (R extends { content: { "application/json": infer J } } ? J : undefined) : never;
+  Responses<K>[OkStatus<K>] extends infer R
+    ? R extends { content: infer C }
+      ? [C] extends [never]
+        ? undefined
+        : C extends { "application/json": infer J }
+          ? J
+          : undefined
+      : undefined
+    : never;
 
 /** Per-call options beside the request's parts. */
 export interface CallOptions {

@@ -3,7 +3,7 @@
  * the route table, cursor paging, typed errors, webhook verification on a real delivery, and the
  * idempotent subscribe surviving a lost reply. Retries on 429 run in test/e2e/client-retry.test.ts.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from "vitest";
 import type { Sandbox } from "../../infra/local/sandbox.ts";
 import { startTestSandbox } from "../support/sandbox.ts";
 import { routes } from "../../shared/routes.ts";
@@ -210,6 +210,18 @@ describe("the client covers the route table", () => {
 
     const expected = Object.fromEntries(Object.keys(CALLS).map((k) => [k, REFUSED[k] ?? "ok"]));
     expect(outcomes).toEqual(expected);
+  });
+});
+
+describe("an empty reply", () => {
+  it("is typed undefined, and is undefined", async () => {
+    const admin = clientAs(sandbox.info.adminApiKey);
+    const hook = await admin.call("webhooks.create", { body: { url: "https://empty-reply.example.com/h", subscriptions: ["message_created"] } });
+
+    const gone = await admin.call("webhooks.delete", { path: { webhook_id: hook.payload.webhook.id } });
+
+    expectTypeOf(gone).toEqualTypeOf<undefined>();
+    expect(gone).toBeUndefined();
   });
 });
 
