@@ -74,6 +74,15 @@ function describeError(err: unknown): Record<string, unknown> {
   return { value: String(err) };
 }
 
+/**
+ * The query as Rails reads it: a name given twice takes its last value (API Gateway joins the
+ * values with commas, which would make `q=a&q=b` a search for "a,b"); `+` is a space. Read from
+ * the raw query string, already checked to be valid UTF-8 with well-formed escapes.
+ */
+function queryOf(event: Event): Record<string, string> {
+  if (event.rawQueryString === undefined) return Object.fromEntries(Object.entries(event.queryStringParameters ?? {}).filter((e): e is [string, string] => e[1] !== undefined));
+  return Object.fromEntries(new URLSearchParams(event.rawQueryString));
+}
 /** Request id, the clock, headers; renders every error (first in, last out). */
 const lifecycle = (route: Route): Stage => ({
   before: (request) => {
@@ -305,7 +314,7 @@ async function runHandler<B, Q>(
   }
   const json = form ? form.body : kind === "json" || kind === "form" ? parseJson(api.rawBody) : undefined;
   const parsedBody = options.body ? parseOr422(options.body(), json) : (undefined as B);
-  const query = options.query ? parseOr422(options.query(), event.queryStringParameters ?? {}) : (undefined as Q);
+  const query = options.query ? parseOr422(options.query(), queryOf(event)) : (undefined as Q);
   const params = (event.pathParameters ?? {}) as Record<string, string>;
   const { requestId, sourceIp, now, headers, replyHeaders, rawBody } = api;
   const base: PublicContext<B, Q> = {

@@ -75,3 +75,15 @@ describe("bad_encoding", () => {
     expect(fine.status).toBe(200);
   });
 });
+
+describe("the query as Rails reads it", () => {
+  it("takes the last value of a name given twice (API Gateway joins them with commas), and + as a space", async () => {
+    await invoke("contacts.create", { params: { account_id: a.accountId }, key: a.agentKey, body: { name: "Twice Named Person" } });
+
+    // What API Gateway hands over for ?q=nobody&q=Twice+Named: the raw string, and the values joined.
+    const twice = await raw("contacts.search", { rawQueryString: "q=nobody&q=Twice+Named", query: { q: "nobody,Twice Named" } });
+
+    expect(twice.status).toBe(200);
+    expect(twice.json.payload.map((c: { name: string }) => c.name)).toEqual(["Twice Named Person"]);
+  });
+});
