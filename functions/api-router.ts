@@ -2,7 +2,8 @@
  * The HTTP API's `$default` route: requests no route key matched. A path that is a route's path
  * plus a trailing slash (`/inboxes/`) is handed, unchanged but for the path, to that route's
  * function (Lambda Invoke, so the client sees that function's reply: no redirect, same source IP
- * for the per-IP limits); anything else is the API's 404.
+ * for the per-IP limits). A HEAD (no route key has that method) goes to the GET route's function
+ * the same way, and its reply leaves without the body. Anything else is the API's 404.
  */
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "aws-lambda";
 import { randomUUID } from "node:crypto";
@@ -34,9 +35,10 @@ async function notFound(event: APIGatewayProxyEventV2, requestId: string): Promi
 export async function handler(event: APIGatewayProxyEventV2): Promise<APIGatewayProxyStructuredResultV2> {
   const requestId = event.requestContext?.requestId || randomUUID();
   const path = event.rawPath ?? event.requestContext?.http?.path ?? "/";
+  const method = event.requestContext?.http?.method;
   let match;
   try {
-    match = path.endsWith("/") ? matchRoute(event.requestContext.http.method, path) : undefined;
+    match = path.endsWith("/") || method === "HEAD" ? matchRoute(method, path) : undefined;
   } catch {
     match = undefined;
   }
@@ -45,6 +47,10 @@ export async function handler(event: APIGatewayProxyEventV2): Promise<APIGateway
     const text = await invokeFunction(`${config().ROUTE_FUNCTION_PREFIX}${match.route.fn}`, routedEvent(event, match));
     const result = JSON.parse(text) as APIGatewayProxyStructuredResultV2 & { errorMessage?: string };
     if (typeof result.statusCode !== "number") throw new Error(`function error: ${String(result.errorMessage ?? "no status code")}`);
+    if (method === "HEAD") {
+      const { body: _body, isBase64Encoded: _b64, ...head } = result;
+      return head;
+    }
     return result;
   } catch (err) {
     log.error("routing failed", { requestId, route: match.route.id, error: err instanceof Error ? err.message : String(err) });

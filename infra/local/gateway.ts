@@ -102,7 +102,7 @@ function lambdaContext(fn: string, requestId: string, timeoutSeconds = 10): Cont
 
 /** A reply the sandbox's gateway writes itself (no handler ran): with an `x-request-id` like every reply. */
 function send(res: ServerResponse, status: number, body: string, headers: Record<string, string> = {}): void {
-  res.writeHead(status, { "content-type": "application/json", "x-request-id": randomUUID(), ...headers });
+  res.writeHead(status, { "content-type": "application/json; charset=utf-8", "x-request-id": randomUUID(), ...headers });
   res.end(body);
 }
 

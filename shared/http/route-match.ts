@@ -1,7 +1,7 @@
 /**
  * Matching a request path against the route table, as API Gateway does, plus the one rule
  * API Gateway cannot express: a trailing slash is ignored (`/inboxes/` = `/inboxes`), as Rails
- * ignores it for Chatwoot clients. The sandbox's gateway and the `$default` router function
+ * ignores it for Chatwoot clients, and HEAD is answered as GET without the body. The sandbox's gateway and the `$default` router function
  * (functions/api-router.ts) both match with this.
  */
 import { routes, type Route } from "../routes.ts";
@@ -61,9 +61,13 @@ export function matchExact(method: string, path: string): RouteMatch | undefined
   return { route: hit.c.route, params, path };
 }
 
-/** The route for a path, with or without one trailing slash. */
+/**
+ * The route for a path, with or without one trailing slash. HEAD is served by the GET route (as
+ * Rails does): the reply's status and headers without its body.
+ */
 export function matchRoute(method: string, path: string): RouteMatch | undefined {
-  return matchExact(method, path) ?? (path.endsWith("/") ? matchExact(method, withoutTrailingSlash(path)) : undefined);
+  const m = method === "HEAD" ? "GET" : method;
+  return matchExact(m, path) ?? (path.endsWith("/") ? matchExact(m, withoutTrailingSlash(path)) : undefined);
 }
 
 /**

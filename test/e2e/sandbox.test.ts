@@ -72,6 +72,20 @@ describe("sandbox over HTTP", () => {
     expect(apiDocs.status).toBe(404);
   });
 
+  it("answers HEAD as GET without a body, and its own 404 as JSON in UTF-8", async () => {
+    const { accountId, adminApiKey } = sandbox.info;
+    const head = await call(`/api/v1/accounts/${accountId}/inboxes/`, { method: "HEAD", key: adminApiKey });
+    expect(head.status).toBe(200);
+    expect(head.headers.get("content-type")).toBe("application/json; charset=utf-8");
+    expect(await head.text()).toBe("");
+    const page = await call(`/checkout`, { method: "HEAD" });
+    expect(page.status).toBe(200);
+    expect(page.headers.get("content-type")).toMatch(/^text\/html/);
+    const missing = await call(`/api/v1/nothing-here`, { method: "HEAD" });
+    expect(missing.status).toBe(404);
+    expect(missing.headers.get("content-type")).toBe("application/json; charset=utf-8");
+  });
+
   it("reads a path that starts with // as a path, not as a host", async () => {
     const { accountId, adminApiKey } = sandbox.info;
     const port = new URL(sandbox.info.apiBase).port;

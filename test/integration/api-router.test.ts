@@ -98,11 +98,29 @@ describe("the $default router", () => {
     expect(JSON.parse(String(res.body))).toMatchObject({ attributes: expect.arrayContaining(["name"]) });
   });
 
+  it("answers a HEAD as the GET route's function does, without the body", async () => {
+    // Arrange: no route key has the method HEAD, so API Gateway hands it to `$default`.
+    const ev = defaultEvent("HEAD", `/api/v1/accounts/${acc.accountId}/inboxes`, { headers: { api_access_token: acc.adminKey } });
+
+    // Act
+    const res = await router(ev);
+    const unauthorized = await router(defaultEvent("HEAD", `/api/v1/accounts/${acc.accountId}/inboxes/`));
+
+    // Assert
+    expect(res.statusCode).toBe(200);
+    expect(res.body).toBeUndefined();
+    expect(res.headers).toMatchObject({ "content-type": "application/json; charset=utf-8" });
+    expect(invoked.map((i) => i.name)).toEqual([`${PREFIX}inboxes-list`, `${PREFIX}inboxes-list`]);
+    expect(unauthorized.statusCode).toBe(401);
+    expect(unauthorized.body).toBeUndefined();
+  });
+
   it.each([
     ["GET", "/nope"],
     ["GET", "/api/v1/accounts/1/nope/"],
     ["DELETE", "/api/v1/accounts/1/inboxes/"],
     ["GET", "/api/v1/accounts/1/inboxes//"],
+    ["HEAD", "/api/v1/accounts/1/nope"],
   ])("answers %s %s with the API's 404 and invokes nothing", async (method, path) => {
     // Act
     const res = await router(defaultEvent(method, path));
