@@ -19,6 +19,7 @@ import {
 } from "@aws-sdk/client-dynamodb-streams";
 import { SendMessageBatchCommand, type SQSClient } from "@aws-sdk/client-sqs";
 import { envelopeFor, matchesPattern, RULE_PATTERN } from "../../shared/events/envelope.ts";
+import { queueJson } from "../../shared/queue/queue-json.ts";
 import { localClient, LOCAL_CREDENTIALS } from "./dynamo.ts";
 import type { Poller } from "./queue-poller.ts";
 
@@ -129,7 +130,7 @@ export async function startStreamPoller(opts: StreamPollerOptions): Promise<Poll
     const out: string[] = [];
     for (const r of records) {
       const env = envelopeFor(JSON.parse(JSON.stringify(r)), { id: randomUUID(), account: opts.account, region, time: new Date() });
-      if (env && matchesPattern(RULE_PATTERN, env)) out.push(JSON.stringify(env));
+      if (env && matchesPattern(RULE_PATTERN, env)) out.push(queueJson(env));
     }
     return out;
   }
@@ -141,9 +142,12 @@ export async function startStreamPoller(opts: StreamPollerOptions): Promise<Poll
       const records = got.Records ?? [];
       const bodies = toQueueBodies(records);
       for (let i = 0; i < bodies.length; i += 10) {
-        await sqs.send(
+        const sent = await sqs.send(
           new SendMessageBatchCommand({ QueueUrl: opts.queueUrl, Entries: bodies.slice(i, i + 10).map((b, j) => ({ Id: String(j), MessageBody: b })) }),
         );
+        // A refused entry keeps the position where it was: the batch is read again next tick
+        // (at least once, as the Pipe retries; the fan-out is idempotent per event id).
+        if (sent.Failed?.length) throw new Error(`the events queue refused ${sent.Failed.length} message(s): ${sent.Failed.map((f) => f.Code).join(", ")}`);
       }
       const lastSeq = records.at(-1)?.dynamodb?.SequenceNumber ?? shard.lastSeq;
       shards.set(shardId, state(got.NextShardIterator, lastSeq));

@@ -6,6 +6,7 @@
 import { randomUUID } from "node:crypto";
 import { isEventName, type EventName, type OperatorEventName } from "./catalog.ts";
 import { checkPayload } from "./payloads.ts";
+import { pipelineJson } from "../queue/queue-json.ts";
 
 export const OUTBOX_ENTITY = "outbox";
 export const OUTBOX_TTL_SECONDS = 7 * 24 * 3600;
@@ -59,7 +60,7 @@ export function outboxItem(e: DomainEvent, nowMs: number, eventId: string = rand
     event: e.event,
     accountId: e.accountId,
     ...(e.inboxId !== undefined ? { inboxId: e.inboxId } : {}),
-    payload: JSON.stringify(e.payload),
+    payload: pipelineJson(e.payload),
     occurredAt: nowMs,
     expiresAt: Math.floor(nowMs / 1000) + OUTBOX_TTL_SECONDS,
   };

@@ -2,6 +2,7 @@
 import { SendMessageBatchCommand, SQSClient } from "@aws-sdk/client-sqs";
 import { config, perConfig } from "../config.ts";
 import type { DeliveryMessage, DeliveryQueue } from "../domain/deliveries.ts";
+import { queueJson } from "./queue-json.ts";
 
 export const sqs: () => SQSClient = perConfig(
   (c) => new SQSClient({ region: c.AWS_REGION, ...(c.SQS_ENDPOINT ? { endpoint: c.SQS_ENDPOINT } : {}), maxAttempts: 3 }),
@@ -13,7 +14,7 @@ export async function sendJsonBatch(queueUrl: string, bodies: readonly unknown[]
   for (let i = 0; i < bodies.length; i += 10) {
     const chunk = bodies.slice(i, i + 10);
     const out = await sqs().send(
-      new SendMessageBatchCommand({ QueueUrl: queueUrl, Entries: chunk.map((b, j) => ({ Id: String(j), MessageBody: JSON.stringify(b) })) }),
+      new SendMessageBatchCommand({ QueueUrl: queueUrl, Entries: chunk.map((b, j) => ({ Id: String(j), MessageBody: queueJson(b) })) }),
     );
     if (out.Failed?.length) throw new Error(`SQS refused ${out.Failed.length} message(s): ${out.Failed.map((f) => f.Code).join(", ")}`);
   }

@@ -99,6 +99,18 @@ describe("webhooks in the sandbox", () => {
     await call(`/webhooks/${hook.id}`, { method: "DELETE" });
   });
 
+  it("delivers an event whose text has emoji and noncharacters, as sent", async () => {
+    const rx = await receiver();
+    const hook = await createHook(rx.url, ["inbox_created"]);
+    const name = "Suporte 😀 \u{1F1E7}\u{1F1F7} \uffff";
+    const inbox = await createInbox(name);
+    const [got] = await rx.waitFor(1, 5000);
+    expect(got!.json).toMatchObject({ event: "inbox_created", id: String(inbox.id), name });
+    expect(got!.body).toContain("Suporte 😀");
+    expect(new Webhook(hook.secret).verify(got!.body, got!.headers as Record<string, string>)).toMatchObject({ name });
+    await call(`/webhooks/${hook.id}`, { method: "DELETE" });
+  });
+
   it("never sends unsubscribed events, and inbox-scope webhooks get only their inbox", async () => {
     const updatesOnly = await receiver();
     const scoped = await receiver();
