@@ -7,6 +7,7 @@ import type { RecoveryKey, RecoveryStore, StoredRecovery } from "../domain/deliv
 import { db, failedConditionIndexes, isConditionalFailure, mainTableName } from "./client.ts";
 import { getItem, guardConcurrent, newRev, nextAccountScopedId, remember, strip, transact, unchangedSince, type TransactItem } from "./items.ts";
 import { keys } from "./keys.ts";
+import { ValidationError } from "../errors.ts";
 import { queryPrefix } from "./query.ts";
 import { OUTBOX_TTL_SECONDS } from "../events/outbox.ts";
 
@@ -145,6 +146,24 @@ function decodeCursor(c: string): Record<string, unknown> | undefined {
   }
 }
 
+/**
+ * The start key a delivery log cursor stands for: exactly the four keys of a delivery of this
+ * webhook's log (a cursor of another list, or one made up, is a 422, never a query DynamoDB
+ * refuses nor a read outside the log).
+ */
+function deliveryStartKey(cursor: string, log: { gsi1pk: string; skPrefix: string }): Record<string, string> {
+  const key = decodeCursor(cursor);
+  const fields = key ? Object.keys(key).sort().join() : "";
+  const valid =
+    key !== undefined &&
+    fields === "gsi1pk,gsi1sk,pk,sk" &&
+    Object.values(key).every((v) => typeof v === "string" && v.length > 0 && v.length <= 300) &&
+    key["gsi1pk"] === log.gsi1pk &&
+    String(key["gsi1sk"]).startsWith(log.skPrefix);
+  if (!valid) throw ValidationError.field("cursor", "invalid", "is invalid");
+  return key as Record<string, string>;
+}
+
 export const deliveriesRepo: DeliveryStore = {
   async fannedOut(eventId) {
     return live(await getItem(keys.fanout(eventId))) !== undefined;
@@ -221,7 +240,7 @@ export const deliveriesRepo: DeliveryStore = {
       ExpressionAttributeValues: { ":pk": k.gsi1pk, ":p": k.skPrefix, ":now": now },
       ScanIndexForward: false,
     };
-    const start = page.cursor ? decodeCursor(page.cursor) : undefined;
+    const start = page.cursor ? deliveryStartKey(page.cursor, k) : undefined;
     const skip = start ? 0 : (page.page - 1) * page.per;
     const wanted = skip + page.per;
     const items: Record<string, unknown>[] = [];

@@ -88,8 +88,11 @@ describe("GET /api/v1/profile/access_tokens", () => {
     const clamped = await list(a.adminKey, { per: "1000" });
     const bad = await list(a.adminKey, { per: "ten" });
     const badCursor = await list(a.adminKey, { cursor: "not-a-cursor" });
+    const longPage = await list(a.adminKey, { page: "9".repeat(20), per: "-".concat("9".repeat(20)) });
 
     expect(clamped.json.meta.per).toBe(100);
+    expect(longPage.status).toBe(200);
+    expect(longPage.json.meta).toMatchObject({ per: 1, has_more: false });
     expect(bad.status).toBe(422);
     expect(bad.json.attributes).toEqual(["per"]);
     expect(badCursor.status).toBe(422);

@@ -220,6 +220,18 @@ describe("delivery worker and log", () => {
     const bad = await page({ per: "ten" });
     expect(bad.status).toBe(422);
     expect(bad.json.attributes).toEqual(["per"]);
+    expect((await page({ page: "9".repeat(20) })).json).toMatchObject({ payload: [], meta: { current_page: 100_000 } });
+
+    // A cursor is this log's own or a 422: never a query DynamoDB refuses (a 500), nor ignored.
+    const other = await hook({ url: `${rx.url}?other-log`, subscriptions: ["inbox_created"] });
+    const otherLog = JSON.parse(Buffer.from(p1.json.meta.next_cursor, "base64url").toString("utf8")) as Record<string, string>;
+    otherLog["gsi1pk"] = otherLog["gsi1pk"]!.replace(new RegExp(`#0*${h.id}$`), `#${String(other.id).padStart(10, "0")}`);
+    const b64 = (v: unknown) => Buffer.from(JSON.stringify(v)).toString("base64url");
+    for (const cursor of ["zzz", "!!!", b64({ foo: 1 }), b64([1]), b64({ ...otherLog, extra: "x" }), b64(otherLog)]) {
+      const res = await page({ cursor });
+      expect(res.status, cursor).toBe(422);
+      expect(res.json.errors).toEqual([{ field: "cursor", code: "invalid", message: "is invalid" }]);
+    }
   });
 
   it("a delivery the address guard refuses fails at once: failed, blocked_address, no retry scheduled, nothing sent", async () => {

@@ -3,6 +3,7 @@ import * as z from "zod/mini";
 import { ValidationError } from "../../errors.ts";
 import { lazy } from "../../lazy.ts";
 import { emptyReply, named, newPassword, pageMetaView, reply, unixTime } from "./common.ts";
+import { pagingShape } from "./paging.ts";
 
 /** Long enough for any address (RFC 5321: 254) and any pass phrase; bounded so scrypt input stays small. */
 const email = z.string().check(z.trim(), z.minLength(1), z.maxLength(320));
@@ -22,12 +23,10 @@ export const createAccessTokenBody = lazy(() => z.object({
   name: z.optional(z.string().check(z.trim(), z.minLength(1), z.maxLength(100))),
 }));
 
-/** `page` (1-based) and `per` (default 25, clamped to 1..100; a non-integer is 422), or `cursor`. */
-const intParam = z.string().check(z.regex(/^-?\d{1,9}$/));
-
+/** `page` and `per` as on every list (shared/http/schemas/paging.ts), or `cursor`. */
 export const listQuery = lazy(() => z.object({
-  page: z.optional(intParam),
-  per: z.optional(intParam),
+  page: pagingShape.page,
+  per: pagingShape.per,
   cursor: z.optional(z.string().check(z.maxLength(200))),
 }));
 
@@ -37,14 +36,10 @@ export interface PageRequest {
   readonly page: number;
 }
 
-export const DEFAULT_PER = 25;
-const MAX_PER = 100;
-
 export function pageRequest(q: z.infer<ReturnType<typeof listQuery>>): PageRequest {
-  const per = Math.min(MAX_PER, Math.max(1, q.per === undefined ? DEFAULT_PER : Number(q.per)));
+  const per = q.per;
   const fromCursor = q.cursor !== undefined ? decodeCursor(q.cursor) : undefined;
-  const page = Math.max(1, q.page === undefined ? 1 : Number(q.page));
-  const offset = fromCursor ?? (page - 1) * per;
+  const offset = fromCursor ?? (q.page - 1) * per;
   return { offset, per, page: Math.floor(offset / per) + 1 };
 }
 

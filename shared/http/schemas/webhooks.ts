@@ -3,6 +3,7 @@ import { EVENT_NAMES, isEventName, type EventName } from "../../events/catalog.t
 import { lazy } from "../../lazy.ts";
 import { boolField, emptyReply, intField, named, pageMetaView, refView, reply, unixTime } from "./common.ts";
 import { httpUrl } from "./inboxes.ts";
+import { pagingShape } from "./paging.ts";
 import { MAX_GRACE_SECONDS } from "../../domain/webhooks.ts";
 
 /** Chatwoot clients send `{"webhook":{...}}`; others the fields plainly. */
@@ -78,16 +79,10 @@ export const recoverBody = lazy(() => z.object({ since: instant, until: z.option
 /** test: one sample of a subscribed event. */
 export const testSendBody = lazy(() => z.object({ event: z.enum(EVENT_NAMES) }));
 
-/** `page` (1-based) and `per` (default 25, 1..100): a non-integer is 422, a value outside is clamped. */
-const intParam = (dflt: number, min: number, max: number) =>
-  z.pipe(
-    z.optional(z.string().check(z.regex(/^-?\d{1,9}$/))),
-    z.transform((v) => (v === undefined ? dflt : Math.min(max, Math.max(min, Number(v))))),
-  );
-
+/** `page` and `per` as on every list (shared/http/schemas/paging.ts); the cursor is the delivery log's own. */
 export const listQuery = lazy(() => z.object({
-  page: intParam(1, 1, 1_000_000),
-  per: intParam(25, 1, 100),
+  page: pagingShape.page,
+  per: pagingShape.per,
   cursor: z.optional(z.string().check(z.maxLength(2048))),
 }));
 
