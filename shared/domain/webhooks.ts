@@ -121,6 +121,9 @@ export function assertDeliverableUrl(url: string, policy: UrlPolicy): void {
   if (policy.allowPrivateNetwork || !isForbiddenUrlHost(new URL(url.trim()))) return;
   throw ValidationError.field("url", "forbidden_address", "is a private, loopback, link-local or reserved address");
 }
+/** Why a webhook an administrator turned off (or created off) is disabled. */
+export const DISABLED_BY_HAND = "disabled by an administrator";
+
 function badInbox(): ValidationError {
   return ValidationError.field("inbox_id", "invalid", "is invalid");
 }
@@ -196,6 +199,8 @@ export async function createWebhook(
     inbox_id: scope.inbox?.id ?? null,
     secret: newWebhookSecret(),
     ...WEBHOOK_DEFAULTS,
+    // Created disabled on request: off until an administrator turns it on (as a disable by hand).
+    ...(input.status === "disabled" ? { status: "disabled" as const, disabled_reason: DISABLED_BY_HAND, disabled_at: ts } : {}),
     rate_limit: input.rate_limit ?? null,
     created_at: ts,
     updated_at: ts,
@@ -249,7 +254,7 @@ async function updateWebhookOnce(
       ? {}
       : input.status === "active"
         ? { status: "active", disabled_reason: null, disabled_at: null, failing_since: null }
-        : { status: "disabled", disabled_reason: "disabled by an administrator", disabled_at: nowSec };
+        : { status: "disabled", disabled_reason: DISABLED_BY_HAND, disabled_at: nowSec };
   const next: Webhook = {
     ...withoutExpiredSecret(prev, nowSec),
     ...statusChange,

@@ -61,6 +61,13 @@ describe("webhook API", () => {
     [{ url: "https://ok.example.com", subscriptions: ["message_created"], webhook_type: "inbox_type" }, ["inbox_id"]],
     [{ url: "https://ok.example.com", subscriptions: ["message_created"], inbox_id: 999 }, ["inbox_id"]],
     [{ url: "https://ok.example.com", subscriptions: ["message_created"], inbox_id: "x" }, ["inbox_id"]],
+    [{ url: "https://ok.example.com", subscriptions: ["message_created"], status: "paused" }, ["status"]],
+    [{ url: "https://ok.example.com:0/h", subscriptions: ["message_created"] }, ["url"]],
+    [{ url: `https://ok.example.com/${"a".repeat(2048)}`, subscriptions: ["message_created"] }, ["url"]],
+    [{ url: "https://ok.example.com/a\r\nX-Injected: 1", subscriptions: ["message_created"] }, ["url"]],
+    [{ url: "https://ok.example.com/a\u0000b", subscriptions: ["message_created"] }, ["url"]],
+    [{ url: "https://ok.example.com/a b", subscriptions: ["message_created"] }, ["url"]],
+    [{ url: "https://ok.example.com\t/a", subscriptions: ["message_created"] }, ["url"]],
   ])("422 for %j on %j", async (body, attributes) => {
     const res = await create(a, body);
     expect(res.status).toBe(422);
@@ -205,6 +212,17 @@ describe("updating a webhook's scope, status and pacing", () => {
     } finally {
       setClock(undefined);
     }
+  });
+
+  it("status disabled on create makes it off from the start, as a disable by hand; active turns it on", async () => {
+    const res = await create(a, { url: "https://hooks.example.com/created-off", subscriptions: ["inbox_created"], status: "disabled" });
+    expect(res.status).toBe(200);
+    const w = res.json.payload.webhook;
+    expect(w).toMatchObject({ status: "disabled", disabled_reason: "disabled by an administrator", disabled_at: expect.any(Number) });
+    const on = await update(w.id, { status: "active" });
+    expect(on.json.payload.webhook).toMatchObject({ status: "active", disabled_reason: null, disabled_at: null });
+    const active = await create(a, { url: "https://hooks.example.com/created-on", subscriptions: ["inbox_created"], status: "active" });
+    expect(active.json.payload.webhook).toMatchObject({ status: "active", disabled_at: null });
   });
 
   it("rate_limit paces it, null lifts the pace, and an update without it keeps it", async () => {

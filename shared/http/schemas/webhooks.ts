@@ -2,7 +2,6 @@ import * as z from "zod/mini";
 import { EVENT_NAMES, isEventName, type EventName } from "../../events/catalog.ts";
 import { lazy } from "../../lazy.ts";
 import { boolField, emptyReply, intField, named, pageMetaView, refView, reply, unixTime } from "./common.ts";
-import { httpUrl } from "./inboxes.ts";
 import { pagingShape } from "./paging.ts";
 import { MAX_GRACE_SECONDS } from "../../domain/webhooks.ts";
 
@@ -35,28 +34,42 @@ const rateLimit = z.nullable(intField(1, 10_000));
 
 const WRAPPED = { description: 'Also accepted wrapped as {"webhook": {...}} (Chatwoot clients send that).' };
 
+/**
+ * A receiver's url: http(s) with a host and a port other than 0, at most 2,048 characters, and no
+ * whitespace or control character inside it (surrounding whitespace is trimmed). `user:password@`
+ * is sent as HTTP Basic authentication, as any HTTP client does with such a url.
+ */
+function isReceiverUrl(v: string): boolean {
+  if (/[\s\u0000-\u001f\u007f]/.test(v) || !URL.canParse(v)) return false;
+  const u = new URL(v);
+  return (u.protocol === "http:" || u.protocol === "https:") && u.hostname !== "" && u.port !== "0";
+}
+const webhookUrl = z.string().check(z.trim(), z.maxLength(2048), z.refine(isReceiverUrl, { message: "is invalid", params: { code: "invalid" } }));
+const status = z.enum(["active", "disabled"]);
+
 export const createWebhookBody = lazy(() => z.pipe(
   z.transform(unwrap),
   z.object({
-    url: httpUrl,
+    url: webhookUrl,
     subscriptions,
     name: z.optional(name),
     webhook_type: z.optional(webhookType),
     inbox_id: z.optional(inboxId),
     rate_limit: z.optional(rateLimit),
+    status: z.optional(status),
   }).register(z.globalRegistry, WRAPPED),
 ));
 
 export const updateWebhookBody = lazy(() => z.pipe(
   z.transform(unwrap),
   z.object({
-    url: z.optional(httpUrl),
+    url: z.optional(webhookUrl),
     subscriptions: z.optional(subscriptions),
     name: z.optional(name),
     webhook_type: z.optional(webhookType),
     inbox_id: z.optional(inboxId),
     rate_limit: z.optional(rateLimit),
-    status: z.optional(z.enum(["active", "disabled"])),
+    status: z.optional(status),
   }).register(z.globalRegistry, WRAPPED),
 ));
 
