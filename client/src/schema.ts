@@ -897,6 +897,8 @@ export interface components {
       webhook_type?: "account_type" | "inbox_type";
       inbox_id?: (number | string) | null;
       rate_limit?: (number | string) | null;
+      /** @enum {string} */
+      status?: "active" | "disabled";
     };
     WebhooksCreateResponse: {
       payload: {
