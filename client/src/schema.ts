@@ -686,6 +686,10 @@ export interface components {
       working_hours_enabled: boolean;
       lock_to_single_conversation: boolean;
       timezone: string;
+      /** @enum {string} */
+      sender_name_type: "friendly" | "professional";
+      business_name: string | null;
+      out_of_office_message: string | null;
       widget_color: string | null;
       welcome_title: string | null;
       welcome_tagline: string | null;
@@ -715,6 +719,10 @@ export interface components {
       working_hours_enabled?: boolean | ("0" | "1" | "true" | "false");
       lock_to_single_conversation?: boolean | ("0" | "1" | "true" | "false");
       timezone?: string;
+      /** @enum {string} */
+      sender_name_type?: "friendly" | "professional";
+      business_name?: string | null;
+      out_of_office_message?: string | null;
     };
     InboxesListResponse: {
       payload: components["schemas"]["Inbox"][];
@@ -737,6 +745,10 @@ export interface components {
       working_hours_enabled?: boolean | ("0" | "1" | "true" | "false");
       lock_to_single_conversation?: boolean | ("0" | "1" | "true" | "false");
       timezone?: string;
+      /** @enum {string} */
+      sender_name_type?: "friendly" | "professional";
+      business_name?: string | null;
+      out_of_office_message?: string | null;
     };
     InternalError: {
       error: string;

@@ -31,6 +31,10 @@ export interface InboxSettings {
   readonly working_hours_enabled: boolean;
   readonly timezone: string;
   readonly lock_to_single_conversation: boolean;
+  /** Whose name replies go out under: the agent's (`friendly`) or the business's (`professional`). */
+  readonly sender_name_type: "friendly" | "professional";
+  readonly business_name: string | null;
+  readonly out_of_office_message: string | null;
   /** Web widget channel. */
   readonly widget_color: string | null;
   readonly welcome_title: string | null;
@@ -47,6 +51,9 @@ export const SETTING_DEFAULTS: InboxSettings = {
   working_hours_enabled: false,
   timezone: "UTC",
   lock_to_single_conversation: false,
+  sender_name_type: "friendly",
+  business_name: null,
+  out_of_office_message: null,
   widget_color: null,
   welcome_title: null,
   welcome_tagline: null,
@@ -61,8 +68,10 @@ const DEFAULT_WIDGET_COLOR = "#1f93ff";
 
 /** A stored inbox (older items lack the settings: their defaults apply). */
 export type StoredInbox = Inbox & Partial<InboxSettings>;
-/** The inbox as replies show it: every setting, plus Chatwoot's avatar_url and web_widget_script. */
-export type InboxView = Inbox & InboxSettings & { readonly avatar_url: string; readonly web_widget_script: string | null };
+/** The inbox as its events carry it: every setting, plus Chatwoot's avatar_url. */
+export type InboxData = Inbox & InboxSettings & { readonly avatar_url: string };
+/** The inbox as replies show it: its data and, for web widgets, the embed snippet. */
+export type InboxView = InboxData & { readonly web_widget_script: string | null };
 
 /**
  * The embed snippet of a web widget (Chatwoot's `web_widget_script`): loads the widget SDK from
@@ -90,16 +99,19 @@ export function widgetScript(websiteToken: string, baseUrl: string): string {
   ].join("\n");
 }
 
-export function inboxView(inbox: StoredInbox, baseUrl: string): InboxView {
+/** The stored inbox with every setting (defaults for what older items lack). */
+export function inboxData(inbox: StoredInbox): InboxData {
   const settings = Object.fromEntries(SETTING_KEYS.map((k) => [k, inbox[k] ?? SETTING_DEFAULTS[k]])) as unknown as InboxSettings;
-  const widget = inbox.website_token !== null;
   return {
     ...inbox,
     ...settings,
-    widget_color: settings.widget_color ?? (widget ? DEFAULT_WIDGET_COLOR : null),
+    widget_color: settings.widget_color ?? (inbox.website_token !== null ? DEFAULT_WIDGET_COLOR : null),
     avatar_url: "",
-    web_widget_script: widget && inbox.website_token ? widgetScript(inbox.website_token, baseUrl) : null,
   };
+}
+
+export function inboxView(inbox: StoredInbox, baseUrl: string): InboxView {
+  return { ...inboxData(inbox), web_widget_script: inbox.website_token ? widgetScript(inbox.website_token, baseUrl) : null };
 }
 
 /** The settings an input sets (top level, or inside `channel` for the channel's own). */
@@ -142,7 +154,8 @@ export function inboxPayload(event: "inbox_created" | "inbox_updated", inbox: In
     event,
     accountId: inbox.account_id,
     inboxId: inbox.id,
-    payload: { ...inbox, event, id: String(inbox.id), account: accountRef(account) },
+    // As replies show the inbox, but for the embed snippet (it depends on the address called).
+    payload: { ...inboxData(inbox), event, id: String(inbox.id), account: accountRef(account) },
   };
 }
 

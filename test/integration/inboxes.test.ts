@@ -82,6 +82,27 @@ describe("inboxes", () => {
     expect(shown.json.name).toBe("API v2");
   });
 
+  it("stores every setting Chatwoot's inbox update takes, and its events carry the inbox as the reply shows it", async () => {
+    const created = await invoke("inboxes.create", {
+      params: { account_id: a.accountId },
+      key: a.adminKey,
+      body: { name: "Widget", channel: { type: "web_widget", website_url: "https://shop.example" }, business_name: "Shop" },
+    });
+    expect(created.json).toMatchObject({ sender_name_type: "friendly", business_name: "Shop", out_of_office_message: null, widget_color: "#1f93ff" });
+    const body = { sender_name_type: "professional", business_name: "Shop Ltda", out_of_office_message: "Back at 9" };
+    const res = await invoke("inboxes.update", { params: { account_id: a.accountId, inbox_id: created.json.id }, key: a.adminKey, body });
+    expect(res.json).toMatchObject(body);
+    const shown = await invoke("inboxes.show", { params: { account_id: a.accountId, inbox_id: created.json.id }, key: a.agentKey });
+    expect(shown.json).toMatchObject(body);
+    const bad = await invoke("inboxes.update", { params: { account_id: a.accountId, inbox_id: created.json.id }, key: a.adminKey, body: { sender_name_type: "formal" } });
+    expect(bad.json.attributes).toEqual(["sender_name_type"]);
+
+    const events = (await outboxFor(a.accountId)).filter((e) => Number(e["inboxId"]) === created.json.id);
+    expect(events.map((e) => e["event"])).toEqual(["inbox_created", "inbox_updated"]);
+    const { web_widget_script: _script, ...asShown } = shown.json;
+    expect(JSON.parse(String(events[1]!["payload"]))).toEqual({ ...asShown, event: "inbox_updated", id: String(created.json.id), account: { id: a.accountId, name: expect.any(String) } });
+  });
+
   it("cannot update another account's inbox", async () => {
     const res = await invoke("inboxes.update", { params: { account_id: a.accountId, inbox_id: 2 }, key: b.adminKey, body: { name: "hijack" } });
     expect(res.status).toBe(401);

@@ -34,6 +34,9 @@ const settings = () => ({
   working_hours_enabled: z.optional(boolField()),
   lock_to_single_conversation: z.optional(boolField()),
   timezone: z.optional(z.string().check(z.minLength(1), z.maxLength(64))),
+  sender_name_type: z.optional(z.enum(["friendly", "professional"])),
+  business_name: z.optional(text(255)),
+  out_of_office_message: z.optional(text(5000)),
 });
 
 /** And inside `channel` (web widget and API channel attributes). */
@@ -93,6 +96,9 @@ export const inboxView = named(
     working_hours_enabled: z.boolean(),
     lock_to_single_conversation: z.boolean(),
     timezone: z.string(),
+    sender_name_type: z.enum(["friendly", "professional"]),
+    business_name: z.nullable(z.string()),
+    out_of_office_message: z.nullable(z.string()),
     widget_color: z.nullable(z.string()),
     welcome_title: z.nullable(z.string()),
     welcome_tagline: z.nullable(z.string()),
