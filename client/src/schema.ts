@@ -376,6 +376,7 @@ export interface components {
       thumbnail: string;
       custom_attributes: Record<string, never>;
       additional_attributes: Record<string, never>;
+      blocked: boolean;
       created_at: number;
       updated_at: number;
       last_activity_at: number | null;
@@ -399,6 +400,7 @@ export interface components {
       identifier?: string | null;
       custom_attributes?: Record<string, never>;
       additional_attributes?: Record<string, never>;
+      blocked?: boolean | ("0" | "1" | "true" | "false");
       inbox_id?: (number | string) | null;
       avatar_url?: string | null;
     };
@@ -414,6 +416,7 @@ export interface components {
           thumbnail: string;
           custom_attributes: Record<string, never>;
           additional_attributes: Record<string, never>;
+          blocked: boolean;
           created_at: number;
           updated_at: number;
           last_activity_at: number | null;
@@ -439,6 +442,7 @@ export interface components {
           thumbnail: string;
           custom_attributes: Record<string, never>;
           additional_attributes: Record<string, never>;
+          blocked: boolean;
           created_at: number;
           updated_at: number;
           last_activity_at: number | null;
@@ -462,6 +466,7 @@ export interface components {
         thumbnail: string;
         custom_attributes: Record<string, never>;
         additional_attributes: Record<string, never>;
+        blocked: boolean;
         created_at: number;
         updated_at: number;
         last_activity_at: number | null;
@@ -481,6 +486,7 @@ export interface components {
       identifier?: string | null;
       custom_attributes?: Record<string, never>;
       additional_attributes?: Record<string, never>;
+      blocked?: boolean | ("0" | "1" | "true" | "false");
     };
     Conversation: {
       id: number;
@@ -1673,7 +1679,7 @@ export interface operations {
         per?: string;
         cursor?: string;
         q?: string;
-        sort?: "name" | "-name" | "created_at" | "-created_at" | "last_activity_at" | "-last_activity_at";
+        sort?: "name" | "-name" | "email" | "-email" | "phone_number" | "-phone_number" | "created_at" | "-created_at" | "last_activity_at" | "-last_activity_at";
       };
       path: {
         /** @description Per-account integer id (account_id) */

@@ -1,6 +1,6 @@
 /** Contacts, their uniqueness markers and their search postings (shared/domain/search-index.ts). */
 import { DeleteCommand, ScanCommand, TransactWriteCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
-import type { Contact, ContactStore } from "../domain/contacts.ts";
+import { EDITABLE, type Contact, type ContactStore } from "../domain/contacts.ts";
 import { ValidationError } from "../errors.ts";
 import type { DomainEvent } from "../events/outbox.ts";
 import { sameTexts, type TrigramPosting } from "../domain/search-index.ts";
@@ -12,10 +12,11 @@ import { batchGet, readRange } from "./query.ts";
 import { searchCandidates } from "./contact-search.ts";
 
 const TX_LIMIT = 100;
-const UPDATABLE = ["name", "email", "phone_number", "identifier", "custom_attributes", "additional_attributes", "updated_at"] as const;
+const UPDATABLE = [...EDITABLE, "updated_at"] as const;
 const CONTACT_ID_MAX = 9_999_999_999;
 
-export const toContact = (item: Record<string, unknown>): Contact => remember(strip<Contact>(item), item["rev"]);
+/** A stored contact (items written before `blocked` existed read as not blocked). */
+export const toContact = (item: Record<string, unknown>): Contact => remember({ ...strip<Contact>(item), blocked: item["blocked"] === true }, item["rev"]);
 
 const contactPut = (c: Contact, rev: string) => ({ ...keys.contact(c.account_id, c.id), entity: "contact", rev, ...c });
 

@@ -17,6 +17,8 @@ export interface Contact {
   readonly thumbnail: string;
   readonly custom_attributes: Record<string, unknown>;
   readonly additional_attributes: Record<string, unknown>;
+  /** Chatwoot's flag for a contact whose messages the team ignores (stored and shown; false by default). */
+  readonly blocked: boolean;
   readonly created_at: number;
   readonly updated_at: number;
   readonly last_activity_at: number | null;
@@ -44,9 +46,11 @@ export interface ContactInput {
   readonly identifier?: string | null | undefined;
   readonly custom_attributes?: Record<string, unknown> | undefined;
   readonly additional_attributes?: Record<string, unknown> | undefined;
+  readonly blocked?: boolean | undefined;
 }
 
-const EDITABLE = ["name", "email", "phone_number", "identifier", "custom_attributes", "additional_attributes"] as const;
+/** The fields an update may change (the store writes exactly these, with updated_at). */
+export const EDITABLE = ["name", "email", "phone_number", "identifier", "custom_attributes", "additional_attributes", "blocked"] as const;
 type Editable = (typeof EDITABLE)[number];
 
 export type ChangedAttributes = Record<string, { previous_value: unknown; current_value: unknown }>[];
@@ -57,7 +61,6 @@ export function changedAttributes<T extends object>(prev: T, next: T, fields: re
   return fields.filter((f) => !same(prev[f], next[f])).map((f) => ({ [f as string]: { previous_value: prev[f] ?? null, current_value: next[f] ?? null } }));
 }
 
-/** The contact as embedded in other payloads (conversation meta.sender, widget). */
 /**
  * A contact as account replies show it: Chatwoot's `contact_inboxes` (the contact's source ids per
  * inbox) is empty, Conversa keeps no per-inbox contact records.
@@ -69,6 +72,7 @@ export function shownPage<M>(listing: Listing<Contact, M>): Listing<ReturnType<t
   return { ...listing, items: listing.items.map((c) => contactShown(c)) };
 }
 
+/** The contact as embedded in other payloads (conversation meta.sender, widget). */
 export const contactRef = (c: Contact) => ({
   id: c.id,
   name: c.name,
@@ -116,6 +120,7 @@ export async function createContact(store: ContactStore, accountId: number, inpu
     thumbnail: "",
     custom_attributes: input.custom_attributes ?? {},
     additional_attributes: input.additional_attributes ?? {},
+    blocked: input.blocked ?? false,
     created_at: ts,
     updated_at: ts,
     last_activity_at: null,
@@ -155,13 +160,27 @@ export async function listContacts(store: ContactStore, accountId: number, req: 
   return { meta: pageMeta(count, req, page), items: page.items };
 }
 
-export type ContactSort = "name" | "-name" | "created_at" | "-created_at" | "last_activity_at" | "-last_activity_at";
+export const CONTACT_SORTS = [
+  "name", "-name", "email", "-email", "phone_number", "-phone_number", "created_at", "-created_at", "last_activity_at", "-last_activity_at",
+] as const;
+export type ContactSort = (typeof CONTACT_SORTS)[number];
 
 const byName = (a: Contact, b: Contact) => a.name.localeCompare(b.name) || a.id - b.id;
+/** By a text field that may be missing: contacts without it come last either way. */
+const byText = (field: "email" | "phone_number", dir: 1 | -1) => (a: Contact, b: Contact) => {
+  const x = a[field];
+  const y = b[field];
+  if (x === null || y === null) return x === y ? a.id - b.id : x === null ? 1 : -1;
+  return dir * x.localeCompare(y) || a.id - b.id;
+};
 const byActivity = (a: Contact, b: Contact) => (b.last_activity_at ?? 0) - (a.last_activity_at ?? 0) || b.id - a.id;
 const SORTS: Record<ContactSort, (a: Contact, b: Contact) => number> = {
   name: byName,
   "-name": (a, b) => byName(b, a),
+  email: byText("email", 1),
+  "-email": byText("email", -1),
+  phone_number: byText("phone_number", 1),
+  "-phone_number": byText("phone_number", -1),
   created_at: (a, b) => a.id - b.id,
   "-created_at": (a, b) => b.id - a.id,
   // Chatwoot's last_activity_at is "most recent first"; "-last_activity_at" is the reverse.
@@ -192,7 +211,7 @@ export async function searchContacts(
   return pageInMemory([...(await store.getContacts(accountId, matches)), ...checked], q, sort, input.req);
 }
 
-/** Sorted by name or activity, which the postings do not hold: every match is read, then paged. */
+/** Sorted by name, e-mail, phone or activity, which the postings do not hold: every match is read, then paged. */
 function pageInMemory(contacts: readonly Contact[], q: string, sort: ContactSort, req: PageRequest): Listing<Contact> {
   const matches = contacts.filter((c) => matchesContact(c, q));
   matches.sort(SORTS[sort]);

@@ -49,6 +49,7 @@ function contactFor(accountId: number, i: number, ts: number): Contact {
     thumbnail: "",
     custom_attributes: {},
     additional_attributes: {},
+    blocked: false,
     created_at: ts,
     updated_at: ts,
     last_activity_at: null,

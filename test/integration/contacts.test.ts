@@ -36,7 +36,7 @@ async function seedBulkAccount(name: string, n: number, opts: { nameOf?: (i: num
   const nameOf = opts.nameOf ?? ((i: number) => `${i % 3 === 0 ? "Solo" : "Bulk"} ${i}`);
   const items = Array.from({ length: n }, (_, k): Contact => {
     const i = k + 1;
-    return { id: i, account_id: f.accountId, name: nameOf(i), email: null, phone_number: null, identifier: null, thumbnail: "", custom_attributes: {}, additional_attributes: {}, created_at: ts, updated_at: ts, last_activity_at: null };
+    return { id: i, account_id: f.accountId, name: nameOf(i), email: null, phone_number: null, identifier: null, thumbnail: "", custom_attributes: {}, additional_attributes: {}, blocked: false, created_at: ts, updated_at: ts, last_activity_at: null };
   })
     .flatMap((c) => contactSeedItems(c, contactPostings(c)))
     .map((item) => {
@@ -215,6 +215,27 @@ describe("contacts", () => {
     });
   });
 
+  it("stores Chatwoot's blocked flag on create and update (a form boolean too) and shows it everywhere", async () => {
+    const made = await create(a, { name: "Spammer", blocked: "true" });
+    expect(made.json.payload.contact).toMatchObject({ blocked: true });
+    const id = made.json.payload.contact.id;
+    const unblocked = await invoke("contacts.update", { params: { account_id: a.accountId, contact_id: id }, key: a.agentKey, body: { blocked: false } });
+    expect(unblocked.json.payload).toMatchObject({ blocked: false });
+    const reblocked = await invoke("contacts.replace", { params: { account_id: a.accountId, contact_id: id }, key: a.agentKey, body: { blocked: true } });
+    expect(reblocked.json.payload).toMatchObject({ blocked: true });
+    const shown = await invoke("contacts.show", { params: { account_id: a.accountId, contact_id: id }, key: a.agentKey });
+    expect(shown.json.payload.blocked).toBe(true);
+    const found = await invoke("contacts.search", { params: { account_id: a.accountId }, key: a.agentKey, query: { q: "Spammer" } });
+    expect(found.json.payload).toEqual([expect.objectContaining({ id, blocked: true })]);
+    const bad = await invoke("contacts.update", { params: { account_id: a.accountId, contact_id: id }, key: a.agentKey, body: { blocked: "maybe" } });
+    expect(bad.json.attributes).toEqual(["blocked"]);
+    const changes = (await outboxOf(a.accountId, "contact_updated")).filter((e) => e.payload.id === String(id));
+    expect(changes.map((e) => [e.payload.blocked, e.payload.changed_attributes])).toEqual([
+      [false, [{ blocked: { previous_value: true, current_value: false } }]],
+      [true, [{ blocked: { previous_value: false, current_value: true } }]],
+    ]);
+  });
+
   it("404s when updating another account's contact", async () => {
     const res = await invoke("contacts.update", { params: { account_id: b.accountId, contact_id: 99 }, key: b.agentKey, body: { name: "x" } });
     expect(res.status).toBe(404);
@@ -277,6 +298,13 @@ describe("contact search", () => {
     expect(page2.json.payload[0].name).toBe("Joana Dark");
     const created = await search(b, { q: "acme", sort: "created_at" });
     expect(created.json.payload.map((c: { name: string }) => c.name)).toEqual(["João Pereira", "Zed"]);
+    // Chatwoot's other sort values: by e-mail and phone number, either way; contacts without the field last.
+    const by = async (sort: string) => (await search(b, { q: "j", sort })).json.payload.map((c: { name: string }) => c.name);
+    expect(await by("email")).toEqual(["Joana Dark", "João Pereira"]);
+    expect(await by("-email")).toEqual(["João Pereira", "Joana Dark"]);
+    expect(await by("phone_number")).toEqual(["João Pereira", "Joana Dark"]);
+    expect(await by("-phone_number")).toEqual(["João Pereira", "Joana Dark"]);
+    expect((await search(b, { q: "j", sort: "bogus" })).json.attributes).toEqual(["sort"]);
   });
 
   it("follows updates: the old text is no longer found, the new one is", async () => {
@@ -493,7 +521,7 @@ describe("contact search", () => {
 
       // A contact written since (as its create writes it): the list read alone is read whole again.
       const ts = Math.floor(Date.now() / 1000);
-      const newcomer: Contact = { id: 121, account_id: f.accountId, name: "Bulk 1 newcomer", email: null, phone_number: null, identifier: null, thumbnail: "", custom_attributes: {}, additional_attributes: {}, created_at: ts, updated_at: ts, last_activity_at: null };
+      const newcomer: Contact = { id: 121, account_id: f.accountId, name: "Bulk 1 newcomer", email: null, phone_number: null, identifier: null, thumbnail: "", custom_attributes: {}, additional_attributes: {}, blocked: false, created_at: ts, updated_at: ts, last_activity_at: null };
       const items = contactSeedItems(newcomer, contactPostings(newcomer));
       await db().send(new BatchWriteCommand({ RequestItems: { [mainTableName()]: items.map((Item) => ({ PutRequest: { Item } })) } }));
       const after = await search(f, { q: "bulk 1" });
@@ -622,7 +650,7 @@ describe("contact search", () => {
       const ts = Math.floor(Date.now() / 1000);
       const ids = [7, 98_765, 1_234_567_890];
       for (const id of ids) {
-        const c: Contact = { id, account_id: f.accountId, name: `Digits ${id}`, email: null, phone_number: null, identifier: null, thumbnail: "", custom_attributes: {}, additional_attributes: {}, created_at: ts, updated_at: ts, last_activity_at: null };
+        const c: Contact = { id, account_id: f.accountId, name: `Digits ${id}`, email: null, phone_number: null, identifier: null, thumbnail: "", custom_attributes: {}, additional_attributes: {}, blocked: false, created_at: ts, updated_at: ts, last_activity_at: null };
         const items = contactSeedItems(c, contactPostings(c));
         await db().send(new BatchWriteCommand({ RequestItems: { [mainTableName()]: items.map((Item) => ({ PutRequest: { Item } })) } }));
       }

@@ -2,7 +2,8 @@ import * as z from "zod/mini";
 import { attributeMap } from "./attributes.ts";
 import { pagingShape } from "./paging.ts";
 import { lazy } from "../../lazy.ts";
-import { intField, named, pageMetaView, reply, unixTime } from "./common.ts";
+import { CONTACT_SORTS } from "../../domain/contacts.ts";
+import { boolField, intField, named, pageMetaView, reply, unixTime } from "./common.ts";
 
 const name = z.string().check(z.trim(), z.minLength(1), z.maxLength(255));
 const email = z.string().check(z.trim(), z.maxLength(320), z.regex(/^[^\s@]+@[^\s@]+\.[^\s@]+$/));
@@ -18,6 +19,7 @@ const contactFields = {
   identifier: z.optional(z.nullable(identifier)),
   custom_attributes: z.optional(attributeMap()),
   additional_attributes: z.optional(attributeMap()),
+  blocked: z.optional(boolField()),
 };
 
 export const createContactBody = lazy(() => z.object({
@@ -33,7 +35,7 @@ export const updateContactBody = lazy(() => z.object({ name: z.optional(name), .
 export const searchContactsQuery = lazy(() => z.object({
   ...pagingShape,
   q: z.optional(z.string().check(z.maxLength(200))),
-  sort: z.optional(z.enum(["name", "-name", "created_at", "-created_at", "last_activity_at", "-last_activity_at"])),
+  sort: z.optional(z.enum(CONTACT_SORTS)),
 }));
 
 // ---------------------------------------------------------------- replies
@@ -54,7 +56,7 @@ export const contactView = named(
   "Contact",
   () => {
     const { id, ...shown } = contactViewFields();
-    return z.looseObject({ id, account_id: z.int(), ...shown, created_at: unixTime, updated_at: unixTime, last_activity_at: z.nullable(unixTime) });
+    return z.looseObject({ id, account_id: z.int(), ...shown, blocked: z.boolean(), created_at: unixTime, updated_at: unixTime, last_activity_at: z.nullable(unixTime) });
   },
   "A contact.",
 );
