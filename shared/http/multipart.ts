@@ -70,6 +70,8 @@ function parse(raw: Buffer | undefined, contentType: string, limits: Limits, def
         let truncated = false;
         stream.on("data", (c: Buffer) => chunks.push(c));
         stream.on("limit", () => (truncated = true));
+        // A body cut off inside a file part errors the part's stream: unhandled, that would end the process.
+        stream.on("error", () => reject(new BadRequest("bad_multipart", "Malformed multipart body")));
         stream.on("end", () => {
           files.push({ field: name, filename: info.filename ?? "file", contentType: info.mimeType || "application/octet-stream", data: Buffer.concat(chunks), truncated });
         });

@@ -3,6 +3,7 @@ import { startLocalAws, type LocalAws } from "../../infra/local/fauxqs.ts";
 import { resetConfig } from "../../shared/config.ts";
 import { invoke } from "../support/api.ts";
 import { makeAccount, type AccountFixture } from "../support/fixtures.ts";
+import { formBody } from "../../shared/http/multipart.ts";
 
 let aws: LocalAws;
 let a: AccountFixture;
@@ -117,6 +118,18 @@ describe("upload", () => {
     expect(big.status).toBe(413);
     expect(big.json).toEqual({ error: "Payload too large", code: "too_large" });
     expect(notMultipart.status).toBe(415);
+  });
+
+  it("answers a body cut off inside a file part with 400 bad_multipart, and goes on serving", async () => {
+    const whole = multipart([{ name: "attachment", filename: "a.png", type: "image/png", data: png }]);
+    const cut = whole.subarray(0, whole.indexOf(png) + 3);
+    for (const body of [cut, Buffer.from(`--${BOUNDARY}\r\nContent-Disposition: form-data; name="attachment"; filename="a.png"\r\n\r\nabc`)]) {
+      const res = await upload(a, body);
+      expect(res.status).toBe(400);
+      expect(res.json).toEqual({ error: "Malformed multipart body", code: "bad_multipart" });
+    }
+    await expect(formBody(cut, `multipart/form-data; boundary=${BOUNDARY}`, 1024 * 1024)).rejects.toMatchObject({ status: 400 });
+    expect((await upload(a, whole)).status).toBe(200);
   });
 
   it("refuses a body over the route's limit before parsing it", async () => {
