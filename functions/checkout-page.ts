@@ -25,7 +25,8 @@ export const handler = api(
   async (ctx) => {
     const assets = await checkoutAssets();
     const name = ctx.params["asset"];
-    const file = name === undefined ? assets.page : assets.files[name];
+    // Own names only: `__proto__` or `toString` are no file.
+    const file = name === undefined ? assets.page : Object.hasOwn(assets.files, name) ? assets.files[name] : undefined;
     if (!file) throw new NotFound();
     const cacheControl = file.immutable ? "public, max-age=31536000, immutable" : "no-cache";
     return { text: file.body, contentType: file.contentType, headers: { ...SECURITY_HEADERS, "cache-control": cacheControl } };

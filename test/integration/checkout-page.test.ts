@@ -48,5 +48,9 @@ describe("GET /checkout and /checkout/{asset}", () => {
     expect(missing.status).toBe(404);
     expect(missing.json).toEqual({ error: "Resource could not be found", code: "not_found" });
     expect(stale.status).toBe(404);
+    for (const inherited of ["__proto__", "constructor", "toString", "hasOwnProperty"]) {
+      const res = await invoke("checkout.asset", { params: { asset: inherited } });
+      expect([inherited, res.status, res.json]).toEqual([inherited, 404, { error: "Resource could not be found", code: "not_found" }]);
+    }
   });
 });
