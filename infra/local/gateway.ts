@@ -12,7 +12,7 @@ import { config } from "../../shared/config.ts";
 import { preflightHeaders } from "../../shared/http/cors.ts";
 import { loadHandler } from "./handlers.ts";
 import { serveDemoSite } from "./demo-site.ts";
-import { requestUrl } from "./request-url.ts";
+import { hasDotSegment, requestUrl } from "./request-url.ts";
 import { countUnrouted } from "../../shared/http/throttle.ts";
 import { AppError } from "../../shared/errors.ts";
 import { now } from "../../shared/clock.ts";
@@ -115,7 +115,7 @@ export async function handle(req: IncomingMessage, res: ServerResponse): Promise
     res.end();
     return;
   }
-  const match = matchRoute(req.method ?? "GET", url.pathname);
+  const match = hasDotSegment(req) ? undefined : matchRoute(req.method ?? "GET", url.pathname);
   if (!match) {
     // No route: the sandbox's own pages and 404s count toward the overall per-IP limit too, as
     // the `$default` router's do in AWS.
@@ -155,6 +155,9 @@ export function startGateway(port: number, host = "127.0.0.1"): Promise<{ server
     });
   });
   server.keepAliveTimeout = 5000;
+  // API Gateway's own limit on a request: a body that never arrives (a Content-Length larger than
+  // what is sent) ends in 30 s, not in Node's default 5 minutes.
+  server.requestTimeout = 30_000;
   return new Promise((res, rej) => {
     server.once("error", rej);
     server.listen(port, host, () => {

@@ -86,7 +86,7 @@ describe("sandbox over HTTP", () => {
     expect(missing.headers.get("content-type")).toBe("application/json; charset=utf-8");
   });
 
-  it("reads a path that starts with // as a path, not as a host", async () => {
+  it("reads a path that starts with // as a path, not as a host, and never resolves . or ..", async () => {
     const { accountId, adminApiKey } = sandbox.info;
     const port = new URL(sandbox.info.apiBase).port;
     // fetch would normalize the target; node:http sends it as written.
@@ -101,6 +101,11 @@ describe("sandbox over HTTP", () => {
       });
     expect(await status(`/api/v1/accounts/${accountId}`)).toBe(200);
     expect(await status(`//evil.example/api/v1/accounts/${accountId}`)).toBe(404);
+    // Dot segments are not resolved into another route.
+    expect(await status(`/api/v1/accounts/${accountId}/inboxes/..`)).toBe(404);
+    expect(await status(`/api/v1/accounts/${accountId}/inboxes/%2E%2e`)).toBe(404);
+    expect(await status(`/api/v1/accounts/${accountId}/nothing/../inboxes`)).toBe(404);
+    expect(await status(`/api/v1/accounts/${accountId}/inboxes/.`)).toBe(404);
   });
 
   it("gives the documented bodies and a request id on the replies its gateway writes itself", async () => {
