@@ -2,7 +2,8 @@
  * The checkout page in headless Chromium against the sandbox, as a visitor meets it: a link made
  * through the API opens the page, the token leaves the address bar before the first paint, the
  * form fills, a coupon prices like the API, subscribing shows a key that works; plus replays,
- * errors, the quote form, both languages, accessibility and "nothing but its own origin".
+ * errors, the quote form, both languages, accessibility, a 320-pixel screen and "nothing but its
+ * own origin".
  */
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -334,6 +335,26 @@ describe("the checkout page in Chromium", { timeout: 90_000 }, () => {
     expect(page.url()).toBe(`${base()}/checkout?plan=profissional&cycle=monthly&inboxes=0`);
     expect(await value(page, "#f-email")).toBe(c.email);
     expect(await page.isChecked("#plan-profissional")).toBe(true);
+    await page.close();
+  });
+
+  it("fits a 320-pixel screen, before and after success with a long account name without spaces", async () => {
+    const { page } = await openTab();
+    await page.setViewportSize({ width: 320, height: 900 });
+    await page.goto(`${base()}/checkout?plan=empresarial&cycle=yearly&inboxes=100`);
+    await page.waitForSelector("body[data-ready]");
+    const scrollWidth = () => page.evaluate("document.documentElement.scrollWidth") as Promise<number>;
+    expect(await scrollWidth()).toBeLessThanOrEqual(320);
+    await page.click("#custom summary");
+    expect(await scrollWidth()).toBeLessThanOrEqual(320);
+
+    await fillAccount(page, customer(), true);
+    await page.fill("#f-account", `PadariaEConfeitariaDaFernanda${"Lima".repeat(12)}`);
+    await page.click("#subscribe");
+    await page.waitForSelector("#success");
+    expect(await scrollWidth()).toBeLessThanOrEqual(320);
+    await page.setViewportSize({ width: 360, height: 900 });
+    expect(await scrollWidth()).toBeLessThanOrEqual(360);
     await page.close();
   });
 });
