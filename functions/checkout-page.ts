@@ -18,6 +18,7 @@ export const handler = api(
     response: {
       status: 200,
       text: "HTML at /checkout; JavaScript or CSS at /checkout/{asset}",
+      textTypes: ["text/html", "text/javascript", "text/css"],
       description: "The checkout page the links open, or one of its content-hashed files (404: no such file)",
       errors: [404],
     },

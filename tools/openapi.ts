@@ -34,6 +34,9 @@ import {
   ValidationError,
 } from "../shared/errors.ts";
 import { DELIVERY_ID } from "../shared/domain/deliveries.ts";
+import { SEARCH_Q_MISSING } from "../shared/domain/contacts.ts";
+import { badEncoding } from "../shared/http/encoding.ts";
+import { wholeListQuery } from "../shared/http/schemas/paging.ts";
 import { loadHandler } from "../infra/local/handlers.ts";
 import { renderClientFiles } from "./client-types.ts";
 
@@ -168,11 +171,13 @@ function queryParameters(spec: ApiSpec): Json[] {
     properties?: Record<string, Json>;
     required?: string[];
   };
+  const whole = spec.query === wholeListQuery;
   return Object.entries(js.properties ?? {}).map(([name, schema]) => ({
     name,
     in: "query",
     required: (js.required ?? []).includes(name),
     schema,
+    ...(whole ? { description: "Checked as on every list (a non-integer is 422), but this list is not paged: every item is returned, in Chatwoot's shape without meta" } : {}),
   }));
 }
 
@@ -200,7 +205,8 @@ function errorResponses(route: Route, spec: ApiSpec): Record<string, Json> {
   const hasBody = bodyKind(route) !== "none";
   const mutating = route.method !== "GET";
   const out: Record<string, Json> = {};
-  if (bodyKind(route) === "json" || bodyKind(route) === "form") out["400"] = ref("responses", "BadJson");
+  // Any route: a path or query that is not valid UTF-8 or badly percent-encoded; with a body, a malformed one.
+  out["400"] = ref("responses", hasBody ? "BadRequest" : "BadEncoding");
   if (route.auth === "api_key") out["401"] = ref("responses", "Unauthorized");
   else if (route.id === "auth.sign_in") out["401"] = ref("responses", "InvalidLogin");
   const extra = new Set(spec.response.errors ?? []);
@@ -208,7 +214,8 @@ function errorResponses(route: Route, spec: ApiSpec): Record<string, Json> {
   if ((mutating && route.auth === "api_key") || extra.has(409)) out["409"] = ref("responses", "Conflict");
   if (hasBody) out["413"] = ref("responses", "PayloadTooLarge");
   if (bodyKind(route) === "multipart") out["415"] = ref("responses", "UnsupportedMediaType");
-  if (spec.body || spec.query || bodyKind(route) === "multipart") out["422"] = ref("responses", "ValidationFailed");
+  if (route.id === "contacts.search") out["422"] = ref("responses", "SearchInvalid");
+  else if (spec.body || spec.query || bodyKind(route) === "multipart") out["422"] = ref("responses", "ValidationFailed");
   out["429"] = ref("responses", "RateLimited");
   out["500"] = ref("responses", "InternalError");
   if (route.throttle.some((n) => rules[n as RuleName].failure === "closed") || extra.has(503)) out["503"] = ref("responses", "Unavailable");
@@ -218,7 +225,7 @@ function errorResponses(route: Route, spec: ApiSpec): Record<string, Json> {
 function successResponse(route: Route, spec: ApiSpec, replyName: string | undefined): Record<string, Json> {
   const content: Json = {};
   if (replyName) content["application/json"] = { schema: ref("schemas", replyName) };
-  if (spec.response.text !== undefined) content["text/plain"] = { schema: { type: "string" }, ...{} };
+  for (const type of spec.response.text === undefined ? [] : (spec.response.textTypes ?? ["text/plain"])) content[type] = { schema: { type: "string" } };
   const description = spec.response.text !== undefined ? `${spec.response.description}. ${spec.response.text}` : spec.response.description;
   const headers: Json = { "x-request-id": ref("headers", "RequestId") };
   if (route.throttle.length > 0) headers["RateLimit"] = ref("headers", "RateLimit");
@@ -264,7 +271,20 @@ function errorComponents() {
   const reqId = { "x-request-id": ref("headers", "RequestId") };
   return {
     responses: {
-      BadJson: { description: "The body is not valid JSON", headers: reqId, content: jsonOf("Error", { bad_json: example(new BadRequest()) }) },
+      BadEncoding: {
+        description: "The path or the query is not valid UTF-8, or has a malformed percent-encoding",
+        headers: reqId,
+        content: jsonOf("Error", { bad_encoding: example(badEncoding("The path")) }),
+      },
+      BadRequest: {
+        description: "The body is not valid JSON, is not valid UTF-8, or is a malformed multipart body; or the path or the query is not valid UTF-8 or badly percent-encoded",
+        headers: reqId,
+        content: jsonOf("Error", {
+          bad_json: example(new BadRequest()),
+          bad_encoding: example(badEncoding("The request body")),
+          bad_multipart: example(new BadRequest("bad_multipart", "Malformed multipart body")),
+        }),
+      },
       Unauthorized: {
         description: "Missing or unknown key, key not a member of the account, or role too low",
         headers: reqId,
@@ -279,13 +299,30 @@ function errorComponents() {
       Conflict: {
         description: "Another request changed the resource meanwhile, or an Idempotency-Key was reused with another body",
         headers: reqId,
-        content: jsonOf("Error", { stale: example(new Conflict("The resource was changed by another request; retry", "stale")) }),
+        content: jsonOf("Error", {
+          stale: example(new Conflict("The resource was changed by another request; retry", "stale")),
+          idempotency_mismatch: example(new Conflict("Idempotency-Key was already used with a different request body", "idempotency_mismatch")),
+          rotation_in_progress: example(new Conflict("A secret rotation is in progress (the previous secret is still valid); pass force:true to end it", "rotation_in_progress")),
+        }),
       },
       PayloadTooLarge: { description: "The body is over the route's limit", headers: reqId, content: jsonOf("Error", { too_large: example(new PayloadTooLarge()) }) },
       UnsupportedMediaType: {
         description: "Not multipart/form-data",
         headers: reqId,
         content: jsonOf("Error", { unsupported: example(new UnsupportedMediaType("Expected multipart/form-data with an attachment part")) }),
+      },
+      SearchInvalid: {
+        description: "No search string (`q` missing or blank): Chatwoot's body; or a paging or sort parameter at fault",
+        headers: reqId,
+        content: {
+          "application/json": {
+            schema: { oneOf: [{ type: "object", properties: { error: { type: "string" } }, required: ["error"] }, ref("schemas", "ValidationErrors")] },
+            examples: {
+              q_missing: { value: SEARCH_Q_MISSING },
+              sort: { value: example(ValidationError.field("sort", "inclusion", "is not included in the list")) },
+            },
+          },
+        },
       },
       ValidationFailed: {
         description: "Validation failed: the fields at fault",

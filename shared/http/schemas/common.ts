@@ -29,8 +29,10 @@ export interface ReplySpec {
   readonly status: number;
   /** JSON body, built on first call; absent = empty body. */
   readonly schema?: () => z.ZodMiniType;
-  /** The route may also answer text/plain (e.g. the transcript with `format=text`). */
+  /** The route may also answer text (e.g. the transcript with `format=text`): what, in words. */
   readonly text?: string;
+  /** The media types of that text (default text/plain). */
+  readonly textTypes?: readonly string[];
   readonly description: string;
   /** Error statuses the use case answers beyond those the route table implies (e.g. 404 on an unknown token). */
   readonly errors?: readonly number[];

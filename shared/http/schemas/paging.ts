@@ -27,6 +27,12 @@ export const pageRequest = (q: { page: number; per: number; cursor: number | und
 
 export const pageQuery = lazy(() => z.object(pagingShape));
 
+/**
+ * The query of a list kept whole in Chatwoot's shape (inboxes, webhooks: `{"payload":[...]}`, no
+ * `meta`): the paging parameters are checked as on every list, and every item is returned.
+ */
+export const wholeListQuery = lazy(() => z.object(pagingShape));
+
 /** A positive integer in a query string (ids, unix seconds). */
 export const queryInt = z.pipe(
   z.string().check(z.regex(/^\d{1,15}$/)),
