@@ -1,12 +1,12 @@
 /**
  * Sandbox only: a small pricing page at `/` standing for the marketing site. It lists the plans
  * (GET plans), makes a checkout link (POST link, with an optional customer, as the site's server
- * would) and opens it: the checkout page at `/checkout`, served through the route table.
+ * would) and opens it: the checkout page at `/checkout`, served through the route table. Prices
+ * follow the chosen billing cycle; a refused link shows the API's message.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { requestUrl } from "./request-url.ts";
 
-/** CHECKOUT_PAGE_URL as the operator gave it before any sandbox of this process set its own. */
 /** The page the sandbox's links open: the operator's, else the sandbox's own `/checkout`. */
 export const sandboxCheckoutPageUrl = (apiBase: string, env: Readonly<Record<string, string | undefined>>): string =>
   env["CHECKOUT_PAGE_URL"] || `${apiBase}/checkout`;
@@ -52,7 +52,10 @@ li{background:#fff;border:1px solid #ccc;border-radius:.5rem;padding:1rem}button
 const JS = `"use strict";
 const val = (id) => document.getElementById(id).value.trim();
 const money = (c) => (c / 100).toLocaleString("pt-BR", { style: "currency", currency: "BRL" });
+const say = (text) => { document.getElementById("error").textContent = text; };
+let plans = [];
 async function go(slug) {
+  say("");
   const customer = { name: val("c-name"), email: val("c-email"), phone: val("c-phone"), cnpj: val("c-cnpj") };
   const body = { plan: slug, billing_cycle: val("c-cycle") };
   if (val("c-coupon")) body.coupon = val("c-coupon");
@@ -61,17 +64,24 @@ async function go(slug) {
     if (customer.phone) body.customer.phone = customer.phone;
     if (customer.cnpj) body.customer.cnpj = customer.cnpj;
   }
-  const res = await fetch("/api/v1/public_checkout/link", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
-  const json = await res.json();
-  if (res.status !== 201) { document.getElementById("error").textContent = JSON.stringify(json); return; }
+  let res, json;
+  try {
+    res = await fetch("/api/v1/public_checkout/link", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+    json = await res.json().catch(() => ({}));
+  } catch {
+    return say("Não foi possível falar com a API.");
+  }
+  if (res.status !== 201) return say("Link recusado (HTTP " + res.status + "): " + (json.message || json.error || "sem mensagem"));
   location.href = json.url;
 }
-fetch("/api/v1/public_checkout/plans").then((r) => r.json()).then(({ plans }) => {
+function show() {
+  const yearly = val("c-cycle") === "yearly";
   const list = document.getElementById("plans");
+  list.replaceChildren();
   for (const p of plans) {
     const li = document.createElement("li");
     const h = document.createElement("h2");
-    h.textContent = p.name + ": " + money(p.prices.monthly) + "/mês";
+    h.textContent = p.name + ": " + money(yearly ? p.prices.yearly : p.prices.monthly) + (yearly ? "/ano" : "/mês");
     const d = document.createElement("p");
     d.textContent = p.description;
     const b = document.createElement("button");
@@ -81,7 +91,12 @@ fetch("/api/v1/public_checkout/plans").then((r) => r.json()).then(({ plans }) =>
     li.append(h, d, b);
     list.append(li);
   }
-});
+}
+document.getElementById("c-cycle").addEventListener("change", show);
+fetch("/api/v1/public_checkout/plans")
+  .then((r) => (r.ok ? r.json() : Promise.reject(new Error("HTTP " + r.status))))
+  .then((json) => { plans = json.plans; show(); })
+  .catch((e) => say("Não foi possível carregar os planos (" + e.message + ")."));
 `;
 
 const FILES: Record<string, { body: string; type: string }> = {

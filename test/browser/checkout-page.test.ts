@@ -3,7 +3,7 @@
  * through the API opens the page, the token leaves the address bar before the first paint, the
  * form fills, a coupon prices like the API, subscribing shows a key that works; plus replays,
  * errors, the quote form, both languages, accessibility, a 320-pixel screen and "nothing but its
- * own origin".
+ * own origin"; and the sandbox's demo site.
  */
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -355,6 +355,24 @@ describe("the checkout page in Chromium", { timeout: 90_000 }, () => {
     expect(await scrollWidth()).toBeLessThanOrEqual(320);
     await page.setViewportSize({ width: 360, height: 900 });
     expect(await scrollWidth()).toBeLessThanOrEqual(360);
+    await page.close();
+  });
+
+  it("demo site: prices for the chosen cycle, and a refused link's message instead of raw JSON", async () => {
+    const { page } = await openTab();
+    await page.goto(`${base()}/`);
+    await page.waitForSelector("#plans li");
+    expect(await text(page, "#plans li h2")).toMatch(/^Essencial: R\$\s149,00\/mês$/);
+    await page.selectOption("#c-cycle", "yearly");
+    await expect.poll(() => text(page, "#plans li h2")).toMatch(/^Essencial: R\$\s1\.490,00\/ano$/);
+
+    await page.fill("#c-name", "Fernanda Lima");
+    await page.fill("#c-email", "não-é-um-email");
+    await page.click("text=Assinar Essencial");
+    await page.waitForSelector("#error:not(:empty)");
+    const error = await text(page, "#error");
+    expect(error).not.toContain("{");
+    expect(error).toContain("email is invalid");
     await page.close();
   });
 });
