@@ -303,6 +303,7 @@ function errorComponents() {
           stale: example(new Conflict("The resource was changed by another request; retry", "stale")),
           idempotency_mismatch: example(new Conflict("Idempotency-Key was already used with a different request body", "idempotency_mismatch")),
           rotation_in_progress: example(new Conflict("A secret rotation is in progress (the previous secret is still valid); pass force:true to end it", "rotation_in_progress")),
+          webhook_disabled: example(new Conflict("The webhook is disabled: turn it on (status active), then recover", "webhook_disabled")),
         }),
       },
       PayloadTooLarge: { description: "The body is over the route's limit", headers: reqId, content: jsonOf("Error", { too_large: example(new PayloadTooLarge()) }) },

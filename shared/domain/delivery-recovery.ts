@@ -7,7 +7,7 @@
  * - redoing a page is harmless: a re-queued delivery is `pending`, no longer a candidate.
  */
 import { randomUUID } from "node:crypto";
-import { ValidationError } from "../errors.ts";
+import { Conflict, ValidationError } from "../errors.ts";
 import { rerun, type Delivery, type DeliveryMessage, type DeliveryQueue } from "./deliveries.ts";
 import { requireWebhook, type WebhookStore } from "./webhooks.ts";
 
@@ -55,7 +55,9 @@ export async function recoverDeliveries(
   now: Date,
   budgetMs: number,
 ): Promise<{ recovered: number; done: boolean }> {
-  await requireWebhook(hooks, accountId, webhookId);
+  const webhook = await requireWebhook(hooks, accountId, webhookId);
+  // Recovered deliveries of a disabled webhook would only be skipped again.
+  if (webhook.status === "disabled") throw new Conflict("The webhook is disabled: turn it on (status active), then recover", "webhook_disabled");
   const nowMs = now.getTime();
   const until = window.until ?? Math.floor(nowMs / 1000);
   if (until < window.since) throw ValidationError.field("until", "invalid", "must not be before since");

@@ -291,6 +291,10 @@ describe("health, re-enable and recover", () => {
     expect(before).toHaveLength(4);
     expect(before.map((d) => d.status).sort()).toEqual(["failed", "skipped", "skipped", "skipped"]);
 
+    // Recovering while still disabled would only skip them again: refused, nothing queued.
+    const early = await call("webhooks.recover", path(h.id), { since });
+    expect([early.status, early.json]).toEqual([409, { error: "The webhook is disabled: turn it on (status active), then recover", code: "webhook_disabled" }]);
+
     // Back up, re-enabled, recovered: every failed or skipped delivery arrives once.
     up = true;
     const patched = await call("webhooks.update", path(h.id), { status: "active" });
