@@ -542,7 +542,7 @@ export interface components {
       /** @enum {string} */
       status?: "open" | "resolved" | "pending" | "snoozed";
       assignee_id?: (number | string) | null;
-      priority?: ("urgent" | "high" | "medium" | "low") | null;
+      priority?: ("urgent" | "high" | "medium" | "low" | "none") | null;
       custom_attributes?: Record<string, never>;
       additional_attributes?: Record<string, never>;
       message?: {
@@ -617,7 +617,7 @@ export interface components {
       };
     };
     ConversationsUpdateBody: {
-      priority?: ("urgent" | "high" | "medium" | "low") | null;
+      priority?: ("urgent" | "high" | "medium" | "low" | "none") | null;
       custom_attributes?: Record<string, never>;
       additional_attributes?: Record<string, never>;
     };
@@ -792,8 +792,8 @@ export interface components {
       /** @enum {string} */
       message_type?: "outgoing" | "incoming";
       private?: boolean | ("0" | "1" | "true" | "false");
-      /** @constant */
-      content_type?: "text";
+      /** @enum {string} */
+      content_type?: "text" | "input_email" | "cards" | "input_select" | "form" | "article";
       content_attributes?: Record<string, never>;
       attachment_ids?: (number | string)[];
       source_id?: string;

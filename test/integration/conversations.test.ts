@@ -141,6 +141,10 @@ describe("conversations", () => {
       { custom_attributes: { previous_value: {}, current_value: { plan: "pro" } } },
     ]);
     expect(bad.status).toBe(422);
+    // Chatwoot's swagger offers "none": no priority, as null.
+    const none = await invoke("conversations.update", { params: P(a, { conversation_id: 1 }), key: a.agentKey, body: { priority: "none" } });
+    expect(none.json.priority).toBeNull();
+    expect((await outboxOf(a.accountId, "conversation_updated")).at(-1)!.payload.changed_attributes).toEqual([{ priority: { previous_value: "high", current_value: null } }]);
   });
 
   it("writes typing events to the outbox only", async () => {
@@ -195,6 +199,21 @@ describe("messages", () => {
     expect(ev.payload).toMatchObject({ event: "message_created", content: "I need help", message_type: "incoming", conversation: { id: 1, status: "open" }, sender: { id: contactA, name: "Carla Client" } });
     const shown = await invoke("conversations.show", { params: P(a, { conversation_id: 1 }), key: a.agentKey });
     expect(shown.json.messages[0].content).toBe("internal");
+  });
+
+  it("takes Chatwoot's interactive content types with their content_attributes", async () => {
+    const items = [{ title: "Plan", description: "Pro", actions: [{ type: "link", text: "See", uri: "https://example.com" }] }];
+    const conv = (await invoke("conversations.create", { params: P(a), key: a.agentKey, body: { inbox_id: inboxA, contact_id: contactA } })).json.id;
+    const cards = await invoke("messages.create", { params: P(a, { conversation_id: conv }), key: a.agentKey, body: { content: "Our plans", content_type: "cards", content_attributes: { items } } });
+    expect(cards.json).toMatchObject({ content_type: "cards", content_attributes: { items } });
+    const ev = (await outboxOf(a.accountId, "message_created")).find((e) => e.payload.id === String(cards.json.id))!;
+    expect(ev.payload).toMatchObject({ content_type: "cards", content_attributes: { items } });
+    for (const type of ["input_email", "input_select", "form", "article", "text"]) {
+      const res = await invoke("messages.create", { params: P(a, { conversation_id: conv }), key: a.agentKey, body: { content: type, content_type: type } });
+      expect([type, res.status, res.json.content_type]).toEqual([type, 200, type]);
+    }
+    const bad = await invoke("messages.create", { params: P(a, { conversation_id: conv }), key: a.agentKey, body: { content: "x", content_type: "hologram" } });
+    expect(bad.json.attributes).toEqual(["content_type"]);
   });
 
   it("never puts a private note in a conversation event's messages; the reply still shows it", async () => {

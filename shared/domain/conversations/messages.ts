@@ -5,7 +5,7 @@ import type { DomainEvent } from "../../events/outbox.ts";
 import { pageMeta, type Listing, type PageRequest } from "../paging.ts";
 import { dayOf, type ReportIncrement } from "../reports.ts";
 import { countedMessage, need, presence, requireConversation, secondsOf } from "./changes.ts";
-import type { Attachment, Conversation, ConversationStore, Message, MessageType, Sender } from "./model.ts";
+import type { Attachment, Conversation, ConversationStore, Message, MessageContentType, MessageType, Sender } from "./model.ts";
 import { checkFiles, storeFiles, withAttachmentUrls, type AttachmentFiles, type MessageFile } from "./attachments.ts";
 import { contactSender, conversationEvent, messageEvent, userSender, viewOf } from "./views.ts";
 import { retryOnStale } from "../retry.ts";
@@ -13,7 +13,14 @@ import { retryOnStale } from "../retry.ts";
 export function newMessage(
   conv: Conversation,
   id: number,
-  input: { content: string | null; message_type: MessageType; private: boolean; content_attributes?: Record<string, unknown> | undefined; source_id?: string | null | undefined },
+  input: {
+    content: string | null;
+    message_type: MessageType;
+    private: boolean;
+    content_type?: MessageContentType | undefined;
+    content_attributes?: Record<string, unknown> | undefined;
+    source_id?: string | null | undefined;
+  },
   sender: Sender | null,
   attachments: readonly Attachment[],
   ts: number,
@@ -25,7 +32,7 @@ export function newMessage(
     inbox_id: conv.inbox_id,
     content: input.content,
     message_type: input.message_type,
-    content_type: "text",
+    content_type: input.content_type ?? "text",
     content_attributes: input.content_attributes ?? {},
     private: input.private,
     source_id: input.source_id ?? null,
@@ -41,6 +48,7 @@ export interface CreateMessageInput {
   readonly content?: string | undefined;
   readonly message_type?: "incoming" | "outgoing" | undefined;
   readonly private?: boolean | undefined;
+  readonly content_type?: MessageContentType | undefined;
   readonly content_attributes?: Record<string, unknown> | undefined;
   readonly attachment_ids?: readonly number[] | undefined;
   readonly source_id?: string | undefined;
@@ -115,7 +123,14 @@ async function createMessageOnce(
   if (!input.content && attachments.length === 0) throw ValidationError.field("content", "blank", "can't be blank");
   const sender = type === "incoming" ? (contact ? contactSender(contact) : null) : users[0] ? userSender(users[0]) : null;
   const ts = secondsOf(now);
-  const message = newMessage(conv, id, { content: input.content ?? null, message_type: type, private: input.private ?? false, content_attributes: input.content_attributes, source_id: input.source_id }, sender, attachments, ts);
+  const message = newMessage(conv, id, {
+      content: input.content ?? null,
+      message_type: type,
+      private: input.private ?? false,
+      content_type: input.content_type,
+      content_attributes: input.content_attributes,
+      source_id: input.source_id,
+    }, sender, attachments, ts);
   const firstReply = type === "outgoing" && !message.private && conv.first_reply_created_at === null;
   const fields: ReportIncrement["fields"] = {};
   if (countedMessage(message)) fields[type === "incoming" ? "incoming_messages_count" : "outgoing_messages_count"] = 1;

@@ -17,6 +17,10 @@ export const PRIORITIES = ["urgent", "high", "medium", "low"] as const;
 export type Priority = (typeof PRIORITIES)[number];
 export type MessageType = "incoming" | "outgoing" | "activity" | "template";
 /** Chatwoot's integer for each message type, what its replies carry (its webhook payloads carry the name). */
+/** The message content types Chatwoot's message create takes (interactive messages carry content_attributes). */
+export const MESSAGE_CONTENT_TYPES = ["text", "input_email", "cards", "input_select", "form", "article"] as const;
+export type MessageContentType = (typeof MESSAGE_CONTENT_TYPES)[number];
+
 export const MESSAGE_TYPE_CODES = { incoming: 0, outgoing: 1, activity: 2, template: 3 } as const satisfies Record<MessageType, number>;
 
 export interface User {
@@ -57,7 +61,7 @@ export interface Message {
   readonly inbox_id: number;
   readonly content: string | null;
   readonly message_type: MessageType;
-  readonly content_type: "text";
+  readonly content_type: MessageContentType;
   readonly content_attributes: Record<string, unknown>;
   readonly private: boolean;
   readonly source_id: string | null;

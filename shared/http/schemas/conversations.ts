@@ -1,5 +1,5 @@
 import * as z from "zod/mini";
-import { PRIORITIES, STATUSES } from "../../domain/conversations/model.ts";
+import { MESSAGE_CONTENT_TYPES, PRIORITIES, STATUSES } from "../../domain/conversations/model.ts";
 import { pagingShape, queryInt } from "./paging.ts";
 import { contactRefView } from "./contacts.ts";
 import { lazy } from "../../lazy.ts";
@@ -10,13 +10,16 @@ import { attrsField, boolField, intField, named, pageMetaView, reply, unixTime, 
 const id = intField();
 const attrs = z.record(z.string(), z.unknown());
 const content = z.string().check(z.maxLength(150_000));
+/** A priority, or none: `null` or Chatwoot's `"none"` (its swagger lists it; stored as null). */
+const priority = () =>
+  z.optional(z.pipe(z.nullable(z.enum([...PRIORITIES, "none"])), z.transform((v) => (v === "none" ? null : v))));
 
 export const createConversationBody = lazy(() => z.object({
   inbox_id: id,
   contact_id: id,
   status: z.optional(z.enum(STATUSES)),
   assignee_id: z.optional(z.nullable(id)),
-  priority: z.optional(z.nullable(z.enum(PRIORITIES))),
+  priority: priority(),
   custom_attributes: z.optional(attributeMap()),
   additional_attributes: z.optional(attributeMap()),
   message: z.optional(z.object({ content: content.check(z.minLength(1)), private: z.optional(boolField()) })),
@@ -27,7 +30,7 @@ export const createConversationBody = lazy(() => z.object({
 }));
 
 export const updateConversationBody = lazy(() => z.object({
-  priority: z.optional(z.nullable(z.enum(PRIORITIES))),
+  priority: priority(),
   custom_attributes: z.optional(attributeMap()),
   additional_attributes: z.optional(attributeMap()),
 }));
@@ -62,7 +65,7 @@ export const createMessageBody = lazy(() => z.object({
   content: z.optional(content),
   message_type: z.optional(z.enum(["outgoing", "incoming"])),
   private: z.optional(boolField()),
-  content_type: z.optional(z.literal("text")),
+  content_type: z.optional(z.enum(MESSAGE_CONTENT_TYPES)),
   content_attributes: z.optional(attrsField()),
   attachment_ids: z.optional(z.array(id).check(z.maxLength(10))),
   source_id: z.optional(z.string().check(z.maxLength(255))),
