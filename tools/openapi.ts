@@ -213,7 +213,7 @@ function errorResponses(route: Route, spec: ApiSpec): Record<string, Json> {
   if (pathParams(route.path).length > 0 || extra.has(404)) out["404"] = ref("responses", "NotFound");
   if ((mutating && route.auth === "api_key") || extra.has(409)) out["409"] = ref("responses", "Conflict");
   if (hasBody) out["413"] = ref("responses", "PayloadTooLarge");
-  if (bodyKind(route) === "multipart") out["415"] = ref("responses", "UnsupportedMediaType");
+  if (hasBody) out["415"] = ref("responses", "UnsupportedMediaType");
   if (route.id === "contacts.search") out["422"] = ref("responses", "SearchInvalid");
   else if (spec.body || spec.query || bodyKind(route) === "multipart") out["422"] = ref("responses", "ValidationFailed");
   out["429"] = ref("responses", "RateLimited");
@@ -308,9 +308,12 @@ function errorComponents() {
       },
       PayloadTooLarge: { description: "The body is over the route's limit", headers: reqId, content: jsonOf("Error", { too_large: example(new PayloadTooLarge()) }) },
       UnsupportedMediaType: {
-        description: "Not multipart/form-data",
+        description: "The upload without multipart/form-data, or multipart/form-data where the route takes JSON (or a form-encoded body)",
         headers: reqId,
-        content: jsonOf("Error", { unsupported: example(new UnsupportedMediaType("Expected multipart/form-data with an attachment part")) }),
+        content: jsonOf("Error", {
+          unsupported: example(new UnsupportedMediaType("Expected multipart/form-data with an attachment part")),
+          multipart: example(new UnsupportedMediaType("This endpoint takes a JSON (or form-urlencoded) body, not multipart/form-data")),
+        }),
       },
       SearchInvalid: {
         description: "No search string (`q` missing or blank): Chatwoot's body; or a paging or sort parameter at fault",

@@ -1050,7 +1050,7 @@ export interface components {
         "application/json": components["schemas"]["Error"];
       };
     };
-    /** @description Not multipart/form-data */
+    /** @description The upload without multipart/form-data, or multipart/form-data where the route takes JSON (or a form-encoded body) */
     UnsupportedMediaType: {
       headers: {
         "x-request-id": components["headers"]["RequestId"];
@@ -1220,6 +1220,7 @@ export interface operations {
       404: components["responses"]["NotFound"];
       409: components["responses"]["Conflict"];
       413: components["responses"]["PayloadTooLarge"];
+      415: components["responses"]["UnsupportedMediaType"];
       422: components["responses"]["ValidationFailed"];
       429: components["responses"]["RateLimited"];
       500: components["responses"]["InternalError"];
@@ -1283,6 +1284,7 @@ export interface operations {
       404: components["responses"]["NotFound"];
       409: components["responses"]["Conflict"];
       413: components["responses"]["PayloadTooLarge"];
+      415: components["responses"]["UnsupportedMediaType"];
       422: components["responses"]["ValidationFailed"];
       429: components["responses"]["RateLimited"];
       500: components["responses"]["InternalError"];
@@ -1351,6 +1353,7 @@ export interface operations {
       404: components["responses"]["NotFound"];
       409: components["responses"]["Conflict"];
       413: components["responses"]["PayloadTooLarge"];
+      415: components["responses"]["UnsupportedMediaType"];
       422: components["responses"]["ValidationFailed"];
       429: components["responses"]["RateLimited"];
       500: components["responses"]["InternalError"];
@@ -1440,6 +1443,7 @@ export interface operations {
       404: components["responses"]["NotFound"];
       409: components["responses"]["Conflict"];
       413: components["responses"]["PayloadTooLarge"];
+      415: components["responses"]["UnsupportedMediaType"];
       422: components["responses"]["ValidationFailed"];
       429: components["responses"]["RateLimited"];
       500: components["responses"]["InternalError"];
@@ -1476,6 +1480,7 @@ export interface operations {
       404: components["responses"]["NotFound"];
       409: components["responses"]["Conflict"];
       413: components["responses"]["PayloadTooLarge"];
+      415: components["responses"]["UnsupportedMediaType"];
       422: components["responses"]["ValidationFailed"];
       429: components["responses"]["RateLimited"];
       500: components["responses"]["InternalError"];
@@ -1541,6 +1546,7 @@ export interface operations {
       404: components["responses"]["NotFound"];
       409: components["responses"]["Conflict"];
       413: components["responses"]["PayloadTooLarge"];
+      415: components["responses"]["UnsupportedMediaType"];
       429: components["responses"]["RateLimited"];
       500: components["responses"]["InternalError"];
     };
@@ -1605,6 +1611,7 @@ export interface operations {
       404: components["responses"]["NotFound"];
       409: components["responses"]["Conflict"];
       413: components["responses"]["PayloadTooLarge"];
+      415: components["responses"]["UnsupportedMediaType"];
       422: components["responses"]["ValidationFailed"];
       429: components["responses"]["RateLimited"];
       500: components["responses"]["InternalError"];
@@ -1641,6 +1648,7 @@ export interface operations {
       404: components["responses"]["NotFound"];
       409: components["responses"]["Conflict"];
       413: components["responses"]["PayloadTooLarge"];
+      415: components["responses"]["UnsupportedMediaType"];
       422: components["responses"]["ValidationFailed"];
       429: components["responses"]["RateLimited"];
       500: components["responses"]["InternalError"];
@@ -1706,6 +1714,7 @@ export interface operations {
       404: components["responses"]["NotFound"];
       409: components["responses"]["Conflict"];
       413: components["responses"]["PayloadTooLarge"];
+      415: components["responses"]["UnsupportedMediaType"];
       422: components["responses"]["ValidationFailed"];
       429: components["responses"]["RateLimited"];
       500: components["responses"]["InternalError"];
@@ -1803,6 +1812,7 @@ export interface operations {
       404: components["responses"]["NotFound"];
       409: components["responses"]["Conflict"];
       413: components["responses"]["PayloadTooLarge"];
+      415: components["responses"]["UnsupportedMediaType"];
       422: components["responses"]["ValidationFailed"];
       429: components["responses"]["RateLimited"];
       500: components["responses"]["InternalError"];
@@ -1839,6 +1849,7 @@ export interface operations {
       404: components["responses"]["NotFound"];
       409: components["responses"]["Conflict"];
       413: components["responses"]["PayloadTooLarge"];
+      415: components["responses"]["UnsupportedMediaType"];
       422: components["responses"]["ValidationFailed"];
       429: components["responses"]["RateLimited"];
       500: components["responses"]["InternalError"];
@@ -1907,6 +1918,7 @@ export interface operations {
       404: components["responses"]["NotFound"];
       409: components["responses"]["Conflict"];
       413: components["responses"]["PayloadTooLarge"];
+      415: components["responses"]["UnsupportedMediaType"];
       422: components["responses"]["ValidationFailed"];
       429: components["responses"]["RateLimited"];
       500: components["responses"]["InternalError"];
@@ -2001,6 +2013,7 @@ export interface operations {
       404: components["responses"]["NotFound"];
       409: components["responses"]["Conflict"];
       413: components["responses"]["PayloadTooLarge"];
+      415: components["responses"]["UnsupportedMediaType"];
       422: components["responses"]["ValidationFailed"];
       429: components["responses"]["RateLimited"];
       500: components["responses"]["InternalError"];
@@ -2037,6 +2050,7 @@ export interface operations {
       404: components["responses"]["NotFound"];
       409: components["responses"]["Conflict"];
       413: components["responses"]["PayloadTooLarge"];
+      415: components["responses"]["UnsupportedMediaType"];
       422: components["responses"]["ValidationFailed"];
       429: components["responses"]["RateLimited"];
       500: components["responses"]["InternalError"];
@@ -2073,6 +2087,7 @@ export interface operations {
       404: components["responses"]["NotFound"];
       409: components["responses"]["Conflict"];
       413: components["responses"]["PayloadTooLarge"];
+      415: components["responses"]["UnsupportedMediaType"];
       422: components["responses"]["ValidationFailed"];
       429: components["responses"]["RateLimited"];
       500: components["responses"]["InternalError"];
@@ -2109,6 +2124,7 @@ export interface operations {
       404: components["responses"]["NotFound"];
       409: components["responses"]["Conflict"];
       413: components["responses"]["PayloadTooLarge"];
+      415: components["responses"]["UnsupportedMediaType"];
       422: components["responses"]["ValidationFailed"];
       429: components["responses"]["RateLimited"];
       500: components["responses"]["InternalError"];
@@ -2214,6 +2230,7 @@ export interface operations {
       404: components["responses"]["NotFound"];
       409: components["responses"]["Conflict"];
       413: components["responses"]["PayloadTooLarge"];
+      415: components["responses"]["UnsupportedMediaType"];
       422: components["responses"]["ValidationFailed"];
       429: components["responses"]["RateLimited"];
       500: components["responses"]["InternalError"];
@@ -2255,6 +2272,7 @@ export interface operations {
       404: components["responses"]["NotFound"];
       409: components["responses"]["Conflict"];
       413: components["responses"]["PayloadTooLarge"];
+      415: components["responses"]["UnsupportedMediaType"];
       422: components["responses"]["ValidationFailed"];
       429: components["responses"]["RateLimited"];
       500: components["responses"]["InternalError"];
@@ -2360,6 +2378,7 @@ export interface operations {
       400: components["responses"]["BadRequest"];
       404: components["responses"]["NotFound"];
       413: components["responses"]["PayloadTooLarge"];
+      415: components["responses"]["UnsupportedMediaType"];
       422: components["responses"]["ValidationFailed"];
       429: components["responses"]["RateLimited"];
       500: components["responses"]["InternalError"];
@@ -2387,6 +2406,7 @@ export interface operations {
       400: components["responses"]["BadRequest"];
       401: components["responses"]["InvalidLogin"];
       413: components["responses"]["PayloadTooLarge"];
+      415: components["responses"]["UnsupportedMediaType"];
       422: components["responses"]["ValidationFailed"];
       429: components["responses"]["RateLimited"];
       500: components["responses"]["InternalError"];
@@ -2414,6 +2434,7 @@ export interface operations {
       };
       400: components["responses"]["BadRequest"];
       413: components["responses"]["PayloadTooLarge"];
+      415: components["responses"]["UnsupportedMediaType"];
       422: components["responses"]["ValidationFailed"];
       429: components["responses"]["RateLimited"];
       500: components["responses"]["InternalError"];
@@ -2441,6 +2462,7 @@ export interface operations {
       };
       400: components["responses"]["BadRequest"];
       413: components["responses"]["PayloadTooLarge"];
+      415: components["responses"]["UnsupportedMediaType"];
       422: components["responses"]["ValidationFailed"];
       429: components["responses"]["RateLimited"];
       500: components["responses"]["InternalError"];
@@ -2495,6 +2517,7 @@ export interface operations {
       401: components["responses"]["Unauthorized"];
       409: components["responses"]["Conflict"];
       413: components["responses"]["PayloadTooLarge"];
+      415: components["responses"]["UnsupportedMediaType"];
       422: components["responses"]["ValidationFailed"];
       429: components["responses"]["RateLimited"];
       500: components["responses"]["InternalError"];
@@ -2563,6 +2586,7 @@ export interface operations {
       };
       400: components["responses"]["BadRequest"];
       413: components["responses"]["PayloadTooLarge"];
+      415: components["responses"]["UnsupportedMediaType"];
       422: components["responses"]["ValidationFailed"];
       429: components["responses"]["RateLimited"];
       500: components["responses"]["InternalError"];
@@ -2615,6 +2639,7 @@ export interface operations {
       };
       400: components["responses"]["BadRequest"];
       413: components["responses"]["PayloadTooLarge"];
+      415: components["responses"]["UnsupportedMediaType"];
       422: components["responses"]["ValidationFailed"];
       429: components["responses"]["RateLimited"];
       500: components["responses"]["InternalError"];
@@ -2643,6 +2668,7 @@ export interface operations {
       400: components["responses"]["BadRequest"];
       409: components["responses"]["Conflict"];
       413: components["responses"]["PayloadTooLarge"];
+      415: components["responses"]["UnsupportedMediaType"];
       422: components["responses"]["ValidationFailed"];
       429: components["responses"]["RateLimited"];
       500: components["responses"]["InternalError"];
@@ -2670,6 +2696,7 @@ export interface operations {
       };
       400: components["responses"]["BadRequest"];
       413: components["responses"]["PayloadTooLarge"];
+      415: components["responses"]["UnsupportedMediaType"];
       422: components["responses"]["ValidationFailed"];
       429: components["responses"]["RateLimited"];
       500: components["responses"]["InternalError"];
@@ -2704,6 +2731,7 @@ export interface operations {
       404: components["responses"]["NotFound"];
       409: components["responses"]["Conflict"];
       413: components["responses"]["PayloadTooLarge"];
+      415: components["responses"]["UnsupportedMediaType"];
       422: components["responses"]["ValidationFailed"];
       429: components["responses"]["RateLimited"];
       500: components["responses"]["InternalError"];

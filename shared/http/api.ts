@@ -10,6 +10,7 @@ import { randomUUID } from "node:crypto";
 import { bodyKind, DEFAULT_MAX_BODY_BYTES, routeById, type Route, type RouteId } from "../routes.ts";
 import { AppError, BadRequest, PayloadTooLarge, UnsupportedMediaType } from "../errors.ts";
 import type { FormBody } from "./multipart.ts";
+import { urlEncodedParams } from "./form-params.ts";
 import { authenticate } from "../domain/auth.ts";
 import { accountsRepo } from "../db/accounts-repo.ts";
 import { parseOr422 } from "./validation.ts";
@@ -187,8 +188,14 @@ export const API_STAGES: readonly { readonly name: string; readonly stage: (rout
   { name: "body", stage: body },
 ];
 
-/** Bodies are JSON whatever the Content-Type says (curl -d sends form-encoded by default). */
-function parseJson(raw: Buffer | undefined): unknown {
+const isUrlEncoded = (contentType: string | undefined): boolean => contentType !== undefined && /^application\/x-www-form-urlencoded\s*(;|$)/i.test(contentType);
+
+/**
+ * Bodies are JSON whatever the Content-Type says (curl -d sends form-encoded by default). A body
+ * sent as form-encoded that is not JSON (and does not start as JSON would) is read as Rails reads a
+ * form (shared/http/form-params.ts): `name=Maria&custom_attributes[plan]=pro`.
+ */
+function parseJson(raw: Buffer | undefined, contentType: string | undefined): unknown {
   if (!raw || raw.length === 0) return {};
   const text = utf8(raw);
   if (text === undefined) throw badEncoding("The request body");
@@ -196,6 +203,7 @@ function parseJson(raw: Buffer | undefined): unknown {
   try {
     value = JSON.parse(text);
   } catch {
+    if (isUrlEncoded(contentType) && !/^\s*[[{"]/.test(text)) return urlEncodedParams(text);
     throw new BadRequest();
   }
   if (!wellFormedJson(value)) throw badEncoding("The request body");
@@ -308,11 +316,12 @@ async function runHandler<B, Q>(
   // also take multipart/form-data, whose text fields stand for the JSON body.
   const kind = bodyKind(route);
   let form: FormBody | undefined;
-  if (kind === "form" && isMultipart(api.headers["content-type"])) {
-    if (!options.form) throw new UnsupportedMediaType("Expected a JSON body");
-    form = await options.form(api.rawBody, api.headers["content-type"], route.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES);
+  const contentType = api.headers["content-type"];
+  if (isMultipart(contentType)) {
+    if (kind === "form" && options.form) form = await options.form(api.rawBody, contentType, route.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES);
+    else if (kind === "json" || kind === "form") throw new UnsupportedMediaType("This endpoint takes a JSON (or form-urlencoded) body, not multipart/form-data");
   }
-  const json = form ? form.body : kind === "json" || kind === "form" ? parseJson(api.rawBody) : undefined;
+  const json = form ? form.body : kind === "json" || kind === "form" ? parseJson(api.rawBody, contentType) : undefined;
   const parsedBody = options.body ? parseOr422(options.body(), json) : (undefined as B);
   const query = options.query ? parseOr422(options.query(), queryOf(event)) : (undefined as Q);
   const params = (event.pathParameters ?? {}) as Record<string, string>;

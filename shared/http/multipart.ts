@@ -3,6 +3,7 @@ import busboy from "busboy";
 import { BadRequest, UnsupportedMediaType, ValidationError } from "../errors.ts";
 import type { UploadedFile } from "../domain/uploads.ts";
 import { badEncoding, utf8, wellFormed } from "./encoding.ts";
+import { railsParams } from "./form-params.ts";
 
 export const isMultipart = (contentType: string | undefined): contentType is string => contentType !== undefined && /^multipart\/form-data\s*;/i.test(contentType);
 
@@ -120,16 +121,13 @@ export interface FormBody {
 }
 
 /**
- * A multipart body as the JSON one it stands for: `name[]` fields become lists (`attachment_ids[]`),
- * others strings (the schemas cast digits and booleans as Rails does); at most MAX_FORM_FILES files.
+ * A multipart body as the JSON one it stands for, its text fields read as Rails reads them
+ * (`attachment_ids[]` a list, `content_attributes[key]` a map, others strings; the schemas cast
+ * digits and booleans as Rails does); at most MAX_FORM_FILES files.
  */
 export async function formBody(raw: Buffer | undefined, contentType: string, maxBytes: number): Promise<FormBody> {
   const form = await readForm(raw, contentType, { maxFileBytes: maxBytes, maxFiles: MAX_FORM_FILES, maxFields: 50 });
   if (form.tooManyFiles) throw ValidationError.field("attachments", "too_many", `has more than ${MAX_FORM_FILES} files`);
-  const body: Record<string, unknown> = {};
-  for (const [name, value] of Object.entries(form.fields)) {
-    if (name.endsWith("[]")) body[name.slice(0, -2)] = [value].flat();
-    else body[name] = Array.isArray(value) ? value[value.length - 1] : value;
-  }
-  return { body, files: form.files };
+  const pairs = Object.entries(form.fields).flatMap(([name, value]) => [value].flat().map((v) => [name, v] as const));
+  return { body: railsParams(pairs), files: form.files };
 }
