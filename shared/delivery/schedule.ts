@@ -27,15 +27,17 @@ export type RetryDecision = { readonly retry: true; readonly delaySeconds: numbe
 
 /**
  * After failed attempt number `attempt` (1-based): retry after the schedule's step, or give up.
- * A receiver's Retry-After (429/503) is honoured up to the next step: it can make the retry
- * sooner, never later than the schedule.
+ * A receiver's Retry-After (429/503) is honoured up to the next step: the retry waits at least
+ * what it asks, but no longer than the following step's delay (the last step's own at the end),
+ * and never less than the schedule's step, so that a receiver answering "Retry-After: 1" while it
+ * is overloaded does not use up its attempts in seconds.
  */
 export function nextRetry(schedule: readonly number[], attempt: number, retryAfterSeconds?: number): RetryDecision {
   const step = schedule[attempt - 1];
   if (step === undefined) return { retry: false };
-  // Stryker disable next-line ConditionalExpression: `undefined >= 0` is false, so the step is used either way
-  const delay = retryAfterSeconds !== undefined && retryAfterSeconds >= 0 ? Math.min(retryAfterSeconds, step) : step;
-  return { retry: true, delaySeconds: delay };
+  if (retryAfterSeconds === undefined) return { retry: true, delaySeconds: step };
+  const ceiling = Math.max(step, schedule[attempt] ?? step);
+  return { retry: true, delaySeconds: Math.max(step, Math.min(retryAfterSeconds, ceiling)) };
 }
 
 /** An HTTP date names its month (IMF-fixdate, RFC 850 and asctime forms alike). */

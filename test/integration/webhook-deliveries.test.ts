@@ -143,7 +143,7 @@ describe("fan-out", () => {
 describe("delivery worker and log", () => {
   it("delivers, records every attempt, schedules retries, honours Retry-After, and resends with the same id", async () => {
     let mode: "503" | "ok" = "503";
-    rx.behaviour = () => (mode === "503" ? { status: 503, headers: { "retry-after": "1" } } : { status: 200 });
+    rx.behaviour = () => (mode === "503" ? { status: 503, headers: { "retry-after": "30" } } : { status: 200 });
     const h = await hook({ url: `${rx.url}?worker`, subscriptions: ["inbox_updated"] });
     await fanout(sqsEvent([{ id: "w1", body: queued(inboxEvent(inboxId, "inbox_updated"), "env-w1") }]));
     const [record] = asRecords(await drain());
@@ -153,9 +153,11 @@ describe("delivery worker and log", () => {
     const list = async () => (await invoke("webhooks.deliveries", { params: { account_id: a.accountId, webhook_id: h.id }, key: a.adminKey })).json.payload[0];
     const d1 = await list();
     expect(d1).toMatchObject({ status: "retrying", attempts: 1, response_status: 503, error: "HTTP 503" });
-    // Retry-After 1 s is sooner than the schedule's 2 s step: honoured.
-    expect(d1.next_attempt_at - d1.attempt_log[0].at).toBeLessThanOrEqual(2);
-    // The message reappears after the visibility the worker set (1 s).
+    // Retry-After 30 s is past the schedule's 2 s step: honoured up to the next step (3 s).
+    // (`at` is when the attempt started, in whole seconds: up to a second before it ended.)
+    expect(d1.next_attempt_at - d1.attempt_log[0].at).toBeGreaterThanOrEqual(3);
+    expect(d1.next_attempt_at - d1.attempt_log[0].at).toBeLessThanOrEqual(4);
+    // The message reappears after the visibility the worker set (3 s).
     const again = await (async () => {
       for (let i = 0; i < 30; i++) {
         const r = await sqs.send(new ReceiveMessageCommand({ QueueUrl: queueUrl, WaitTimeSeconds: 1, VisibilityTimeout: 30, MessageSystemAttributeNames: ["ApproximateReceiveCount"] }));

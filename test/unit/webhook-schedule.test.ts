@@ -23,9 +23,18 @@ describe("retry schedule", () => {
     expect(nextRetry(s, 8)).toEqual({ retry: false });
   });
 
-  it("honours Retry-After up to the next step", () => {
-    expect(nextRetry(DEFAULT_RETRY_SCHEDULE, 2, 60)).toEqual({ retry: true, delaySeconds: 60 });
-    expect(nextRetry(DEFAULT_RETRY_SCHEDULE, 1, 60)).toEqual({ retry: true, delaySeconds: 5 });
+  it("honours Retry-After up to the next step, never sooner than the schedule's step", () => {
+    const s = DEFAULT_RETRY_SCHEDULE; // 5, 300, 1800, ...
+    expect(nextRetry(s, 1, 60)).toEqual({ retry: true, delaySeconds: 60 });
+    expect(nextRetry(s, 1, 3600)).toEqual({ retry: true, delaySeconds: 300 });
+    expect(nextRetry(s, 1, 300)).toEqual({ retry: true, delaySeconds: 300 });
+    expect(nextRetry(s, 2, 1)).toEqual({ retry: true, delaySeconds: 300 });
+    expect(nextRetry(s, 2, 1000)).toEqual({ retry: true, delaySeconds: 1000 });
+    // The last step has no next one: its own delay is the ceiling.
+    expect(nextRetry(s, 7, 99_999)).toEqual({ retry: true, delaySeconds: 36000 });
+    // A schedule that shortens: never less than the step.
+    expect(nextRetry([60, 10], 1, 1)).toEqual({ retry: true, delaySeconds: 60 });
+    expect(nextRetry([60, 10], 1, 500)).toEqual({ retry: true, delaySeconds: 60 });
   });
 
   it("reads Retry-After as seconds or an HTTP date", () => {
@@ -52,10 +61,10 @@ describe("retry schedule", () => {
     expect(() => parseSchedule("43201")).toThrow(/WEBHOOK_RETRY_SCHEDULE/);
   });
 
-  it("a Retry-After of 0 retries at once; a negative or past one never delays past the step", () => {
+  it("a Retry-After of 0, negative or past waits the schedule's step", () => {
     const now = Date.parse("2026-01-01T00:00:00Z");
     expect(parseRetryAfter("0", now)).toBe(0);
-    expect(nextRetry(DEFAULT_RETRY_SCHEDULE, 3, 0)).toEqual({ retry: true, delaySeconds: 0 });
+    expect(nextRetry(DEFAULT_RETRY_SCHEDULE, 3, 0)).toEqual({ retry: true, delaySeconds: 1800 });
     expect(nextRetry(DEFAULT_RETRY_SCHEDULE, 3, -10)).toEqual({ retry: true, delaySeconds: 1800 });
     for (const bad of ["-5", "-1", "+5", "1.5", "5s", " "]) expect(parseRetryAfter(bad, now), bad).toBeUndefined();
     expect(parseRetryAfter("Wed, 31 Dec 2025 23:59:00 GMT", now)).toBe(0);
