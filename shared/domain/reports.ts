@@ -82,8 +82,8 @@ export const DEFAULT_RANGE_SECONDS = 30 * DAY;
 
 export type ReportPoint = { value: number; timestamp: number; count?: number };
 
-/** Longest range served, so one call reads at most ~5 years of day items. */
-export const MAX_RANGE_SECONDS = 5 * 366 * DAY;
+/** Longest range served: 5 years (of 365 days, and the 2 leap days 5 years can hold), ~1,800 day items. */
+export const MAX_RANGE_SECONDS = (5 * 365 + 2) * DAY;
 
 export async function report(store: ReportStore, accountId: number, query: ReportQuery, now: Date = new Date()): Promise<ReportPoint[]> {
   for (const field of ["since", "until"] as const) {
