@@ -283,20 +283,20 @@ export interface components {
       plan: string;
       /** @enum {string} */
       billing_cycle: "monthly" | "yearly";
-      additional_inboxes?: number | string;
+      additional_inboxes?: (number | string) | null;
     };
     CheckoutLinkBody: {
       plan: string;
       /** @enum {string} */
       billing_cycle: "monthly" | "yearly";
-      additional_inboxes?: number | string;
-      coupon?: string;
-      customer?: {
+      additional_inboxes?: (number | string) | null;
+      coupon?: string | null;
+      customer?: ({
         name: string;
         email: string;
-        phone?: string;
-        cnpj?: string;
-      };
+        phone?: string | null;
+        cnpj?: string | null;
+      }) | null;
     };
     CheckoutLinkResponse: {
       url: string;
@@ -313,11 +313,11 @@ export interface components {
     CheckoutQuoteBody: {
       name: string;
       email: string;
-      phone?: string;
-      company?: string;
-      cnpj?: string;
-      inboxes?: number | string;
-      agents?: number | string;
+      phone?: string | null;
+      company?: string | null;
+      cnpj?: string | null;
+      inboxes?: (number | string) | null;
+      agents?: (number | string) | null;
       message: string;
     };
     CheckoutQuoteResponse: {
@@ -332,8 +332,8 @@ export interface components {
       plan: string;
       /** @enum {string} */
       billing_cycle: "monthly" | "yearly";
-      additional_inboxes?: number | string;
-      coupon?: string;
+      additional_inboxes?: (number | string) | null;
+      coupon?: string | null;
       account_name: string;
       user: {
         name: string;
@@ -346,7 +346,7 @@ export interface components {
         phone: string;
         cnpj: string;
       };
-      token?: string;
+      token?: string | null;
     };
     CheckoutSubscribeResponse: {
       account: {

@@ -1,4 +1,4 @@
-/** The `Idempotency-Key` request header: absent, or 1..255 printable ASCII characters (else 400). */
+/** The `Idempotency-Key` request header: absent, or 1..255 printable ASCII characters, spaces included (else 400). */
 import { BadRequest } from "../errors.ts";
 import { IDEMPOTENCY_KEY_FORMAT } from "../domain/checkout/idempotency.ts";
 

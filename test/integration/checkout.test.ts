@@ -129,6 +129,21 @@ describe("link and prefill", () => {
     expect(pre.json.customer).toEqual({ name: "B", email: "b@c.com", phone: null, cnpj: "12ABC34501DE35" });
   });
 
+  it("reads null in an optional field as absent, as Rails reads nil", async () => {
+    const res = await invoke("checkout.link", {
+      body: { plan: cat.plan.slug, billing_cycle: "monthly", additional_inboxes: null, coupon: null, customer: { name: "N", email: "n@c.com", phone: null, cnpj: null } },
+    });
+    expect(res.status).toBe(201);
+    const token = new URL(res.json.url).searchParams.get("token")!;
+    expect((await invoke("checkout.prefill", { query: { token } })).json.customer).toEqual({ name: "N", email: "n@c.com", phone: null, cnpj: null });
+    const bare = await invoke("checkout.link", { body: { plan: cat.plan.slug, billing_cycle: "monthly", customer: null } });
+    expect([bare.status, bare.json.expires_at]).toEqual([201, undefined]);
+    const quote = await invoke("checkout.quote", { body: { name: "Q", email: "q@x.com", phone: null, company: null, cnpj: null, inboxes: null, agents: null, message: "hi" } });
+    expect(quote.status).toBe(201);
+    const check = await invoke("checkout.coupon", { body: { code: cat.codes.percent, plan: cat.plan.slug, billing_cycle: "monthly", additional_inboxes: null } });
+    expect(check.status).toBe(200);
+  });
+
   it("422s naming the field", async () => {
     const cases: [Record<string, unknown>, string, string][] = [
       [{ plan: "unknown" }, "plan", "inclusion"],
@@ -141,6 +156,7 @@ describe("link and prefill", () => {
       [{ customer: { ...customer, phone: "+1 415 555 0100" } }, "customer.phone", "invalid"],
       [{ customer: { ...customer, email: "maria@" } }, "customer.email", "invalid"],
       [{ customer: { ...customer, name: " " } }, "customer.name", "blank"],
+      [{ customer: { ...customer, name: "\u200b\u2060\ufeff" } }, "customer.name", "blank"],
     ];
     for (const [over, field, code] of cases) {
       const res = await invoke("checkout.link", { body: { plan: cat.plan.slug, billing_cycle: "monthly", ...over } });

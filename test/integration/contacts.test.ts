@@ -134,6 +134,9 @@ describe("contacts", () => {
     const res = await create(a, { email: "not-an-email", phone_number: "12345" });
     expect(res.status).toBe(422);
     expect(res.json.attributes).toEqual(expect.arrayContaining(["name", "email", "phone_number"]));
+    // A name of only invisible characters is blank, like one of spaces.
+    const invisible = await create(a, { name: "\u200b\u200b" });
+    expect(invisible.json.errors).toEqual([{ field: "name", code: "blank", message: "can't be blank" }]);
   });
 
   it("merges the attribute maps an update sends into the stored ones, key by key, as Chatwoot does", async () => {

@@ -13,7 +13,7 @@ import { sha256Hex } from "../secrets.ts";
 
 /** Records live as long as the checkout's other short-lived data. */
 export const IDEMPOTENCY_TTL_SECONDS = 24 * 3600;
-export const IDEMPOTENCY_KEY_FORMAT = /^[\x21-\x7e]{1,255}$/;
+export const IDEMPOTENCY_KEY_FORMAT = /^[\x20-\x7e]{1,255}$/;
 
 export interface IdempotencyRecord {
   readonly key: string;

@@ -6,9 +6,9 @@ import { normalizeBrazilianPhone } from "../../domain/checkout/phone.ts";
 import { MAX_ADDITIONAL_INBOXES } from "../../domain/checkout/pricing.ts";
 import type { Customer } from "../../domain/checkout/checkout.ts";
 import { lazy } from "../../lazy.ts";
-import { intField, named, newPassword, reply, unixTime, type ReplySpec } from "./common.ts";
+import { intField, named, newPassword, reply, unixTime, visible, type ReplySpec } from "./common.ts";
 
-const text = (max: number) => z.string().check(z.trim(), z.minLength(1), z.maxLength(max));
+const text = (max: number) => z.string().check(z.trim(), z.minLength(1), z.maxLength(max), visible());
 
 export const email = z.pipe(
   z.string().check(z.trim(), z.toLowerCase(), z.maxLength(254)),
@@ -37,9 +37,12 @@ export const cnpj = z.pipe(
   }),
 );
 
+/** An optional field whose null means absent, as Rails reads nil (generated clients send null for unset fields). */
+const optional = <T extends z.ZodMiniType>(schema: T) => z.pipe(z.optional(z.nullable(schema)), z.transform((v) => v ?? undefined));
+
 const plan = text(60);
 const billingCycle = z.enum(BILLING_CYCLES);
-const additionalInboxes = z.optional(intField(0, MAX_ADDITIONAL_INBOXES));
+const additionalInboxes = optional(intField(0, MAX_ADDITIONAL_INBOXES));
 const couponCode = text(40);
 
 const toCustomer = (c: { name: string; email: string; phone?: string | undefined; cnpj?: string | undefined }): Customer => ({
@@ -51,7 +54,7 @@ const toCustomer = (c: { name: string; email: string; phone?: string | undefined
 
 /** Link: name and e-mail are needed to prefill anything; phone and CNPJ when the site has them. */
 const linkCustomer = z.pipe(
-  z.object({ name: text(255), email, phone: z.optional(phone), cnpj: z.optional(cnpj) }),
+  z.object({ name: text(255), email, phone: optional(phone), cnpj: optional(cnpj) }),
   z.transform((c) => toCustomer(c)),
 );
 
@@ -62,8 +65,8 @@ export const linkBody = lazy(() => z.object({
   plan,
   billing_cycle: billingCycle,
   additional_inboxes: additionalInboxes,
-  coupon: z.optional(couponCode),
-  customer: z.optional(linkCustomer),
+  coupon: optional(couponCode),
+  customer: optional(linkCustomer),
 }));
 
 export const prefillQuery = lazy(() => z.object({ token: z.optional(z.string()) }));
@@ -79,21 +82,21 @@ export const subscribeBody = lazy(() => z.object({
   plan,
   billing_cycle: billingCycle,
   additional_inboxes: additionalInboxes,
-  coupon: z.optional(couponCode),
+  coupon: optional(couponCode),
   account_name: text(255),
   user: z.object({ name: text(255), email, password: newPassword() }),
   customer: subscribeCustomer,
-  token: z.optional(z.string().check(z.maxLength(200))),
+  token: optional(z.string().check(z.maxLength(200))),
 }));
 
 export const quoteBody = lazy(() => z.object({
   name: text(255),
   email,
-  phone: z.optional(phone),
-  company: z.optional(text(255)),
-  cnpj: z.optional(cnpj),
-  inboxes: z.optional(intField(1, 100_000)),
-  agents: z.optional(intField(1, 100_000)),
+  phone: optional(phone),
+  company: optional(text(255)),
+  cnpj: optional(cnpj),
+  inboxes: optional(intField(1, 100_000)),
+  agents: optional(intField(1, 100_000)),
   message: text(5000),
 }));
 

@@ -51,6 +51,12 @@ export const intField = (min = 1, max = Number.MAX_SAFE_INTEGER) =>
     z.number().check(z.int(), z.minimum(min), z.maximum(max)),
   );
 
+/**
+ * Text with something to see: a value of only whitespace and invisible format characters (a
+ * zero-width space, a word joiner, a BOM...) is blank, as an empty one is.
+ */
+export const visible = () => z.refine<string>((v) => /[^\s\p{Cf}]/u.test(v), { message: "can't be blank", params: { code: "blank" } });
+
 /** A password a user chooses: 8 to 128 characters, not only whitespace. */
 export const newPassword = () =>
   z.string().check(z.minLength(8), z.maxLength(128), z.refine((v) => v.trim() !== "", { message: "can't be blank", params: { code: "blank" } }));

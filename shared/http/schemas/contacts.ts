@@ -3,9 +3,9 @@ import { attributeMap } from "./attributes.ts";
 import { pagingShape } from "./paging.ts";
 import { lazy } from "../../lazy.ts";
 import { CONTACT_SORTS } from "../../domain/contacts.ts";
-import { boolField, intField, named, pageMetaView, reply, unixTime } from "./common.ts";
+import { boolField, intField, named, pageMetaView, reply, unixTime, visible } from "./common.ts";
 
-const name = z.string().check(z.trim(), z.minLength(1), z.maxLength(255));
+const name = z.string().check(z.trim(), z.minLength(1), z.maxLength(255), visible());
 const email = z.string().check(z.trim(), z.maxLength(320), z.regex(/^[^\s@]+@[^\s@]+\.[^\s@]+$/));
 /** E.164, like Chatwoot. */
 const phone = z.string().check(z.regex(/^\+[1-9]\d{1,14}$/));

@@ -1,7 +1,7 @@
 import * as z from "zod/mini";
 import { CHANNEL_TYPES } from "../../domain/inboxes.ts";
 import { lazy } from "../../lazy.ts";
-import { attrs, boolField, named, reply, unixTime } from "./common.ts";
+import { attrs, boolField, named, reply, unixTime, visible } from "./common.ts";
 import { config } from "../../config.ts";
 
 export const httpUrl = z.string().check(
@@ -15,7 +15,7 @@ export const httpUrl = z.string().check(
   }, { message: "is invalid", params: { code: "invalid" } }),
 );
 
-const name = z.string().check(z.trim(), z.minLength(1), z.maxLength(255));
+const name = z.string().check(z.trim(), z.minLength(1), z.maxLength(255), visible());
 const text = (max: number) => z.nullable(z.string().check(z.maxLength(max)));
 
 /**
