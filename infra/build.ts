@@ -69,6 +69,21 @@ const lazyMiddyStreams: Plugin = {
   },
 };
 
+/**
+ * busboy lists its two body types so that a bundler can leave one out: the functions parse only
+ * multipart/form-data with it (form-encoded bodies are read by shared/http/form-params.ts), so
+ * its urlencoded type is an empty module, which busboy's own filter drops.
+ */
+export const busboyMultipartOnly: Plugin = {
+  name: "busboy-multipart-only",
+  setup(b) {
+    b.onResolve({ filter: /^\.\/types\/urlencoded$/ }, (args) =>
+      /[\\/]busboy[\\/]lib$/.test(args.resolveDir) ? { path: "busboy-urlencoded", namespace: "empty-module" } : undefined,
+    );
+    b.onLoad({ filter: /.*/, namespace: "empty-module" }, () => ({ contents: "module.exports = {};", loader: "js" }));
+  },
+};
+
 /** The checkout page's files (web/assets.ts) are built here and embedded in the page function's bundle. */
 export const WEB_ASSETS_MODULE = join(ROOT, "web", "assets.ts");
 
@@ -140,7 +155,7 @@ export async function buildFunctions(opts: BuildOptions = {}): Promise<BuiltFunc
     mainFields: ["module", "main"],
     banner: { js: REQUIRE_BANNER },
     alias: { "@aws-sdk/credential-provider-node": CREDENTIAL_SHIM },
-    plugins: [lazyMiddyStreams, embeddedWebAssets(webAssets)],
+    plugins: [lazyMiddyStreams, busboyMultipartOnly, embeddedWebAssets(webAssets)],
     legalComments: "none",
     metafile: true,
     logLevel: "warning",
