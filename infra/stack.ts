@@ -222,6 +222,10 @@ export class ConversaStack extends Stack {
     new CfnOutput(this, "ApiUrl", { value: this.api.apiEndpoint, description: "Base URL of the HTTP API" });
     new CfnOutput(this, "TableName", { value: this.table.tableName });
     new CfnOutput(this, "ThrottleTableName", { value: this.throttleTable.tableName });
+    new CfnOutput(this, "EventBusName", {
+      value: this.webhooks.bus.eventBusName,
+      description: "Event bus of the operator events (subscription_created, quote_requested, webhook_disabled; source conversa): put your own rules on it",
+    });
   }
 
   /** `ses:SendEmail` on the sender's identities (address and domain), with `ses:FromAddress` pinned. */

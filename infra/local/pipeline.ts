@@ -75,6 +75,8 @@ export interface PipelineOptions {
    * start drives again what a crash left unfinished (recovery.ts).
    */
   readonly positionFile?: string | undefined;
+  /** Where operator events are written, one JSON file each (stream-poller.ts). */
+  readonly operatorEventsDir?: string | undefined;
 }
 
 export interface Pipeline {
@@ -99,6 +101,7 @@ export async function startPipeline(opts: PipelineOptions): Promise<Pipeline> {
         account: ACCOUNT,
         pollMs: opts.pollMs ?? 50,
         positionFile: opts.positionFile,
+        operatorEventsDir: opts.operatorEventsDir,
       }),
     );
   } catch (err) {

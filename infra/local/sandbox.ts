@@ -71,6 +71,8 @@ export interface Sandbox {
   readonly dynamoPid: number | undefined;
   /** The directory the sandbox's mail goes to (MAIL_DIR). */
   readonly mailDir: string;
+  /** Where operator events (subscriptions, quotes, disabled webhooks) are written, one JSON file each. */
+  readonly eventsDir: string;
   /** The event pipeline (fauxqs queues, stream and queue pollers). */
   readonly pipeline: Pipeline;
   stop(): Promise<void>;
@@ -118,6 +120,8 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
   const tempMailDir = !opts.mailDir && !dataDir;
   const mailDir = resolve(opts.mailDir ?? (dataDir ? join(dataDir, "mail") : mkdtempSync(join(tmpdir(), "conversa-mail-"))));
   mkdirSync(mailDir, { recursive: true });
+  // Operator events: the events directory of the data directory, or a temp dir removed on stop.
+  const eventsDir = dataDir ? join(dataDir, "events") : mkdtempSync(join(tmpdir(), "conversa-events-"));
   const queues = createQueues(localAws.server, settings);
   // The AWS SDK's credential chain reads these (in AWS the Lambda runtime sets them); the local engines accept any.
   Object.assign(process.env, { AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId, AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey });
@@ -155,6 +159,7 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
       queues,
       drainMs: (installed.WEBHOOK_TIMEOUT + 5) * 1000,
       positionFile: dataDir ? join(dataDir, "stream-positions.json") : undefined,
+      operatorEventsDir: eventsDir,
     });
     const gw = await startGateway(opts.port);
     server = gw.server;
@@ -172,6 +177,7 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
       dynamoEndpoint: endpoint,
       dynamoPid: dynamo?.pid,
       mailDir,
+      eventsDir,
       pipeline: pipe,
       async stop() {
         await pipe.stop();
@@ -183,6 +189,7 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
         await localAws.stop();
         await dynamo?.stop();
         if (tempMailDir) rmSync(mailDir, { recursive: true, force: true });
+        if (!dataDir) rmSync(eventsDir, { recursive: true, force: true });
       },
     };
   } catch (err) {

@@ -32,6 +32,7 @@ try {
     `  Password      ${info.password}   (both users)`,
     `  Saved to      ${dataDir}/sandbox.json`,
     `  Mail          ${sandbox.mailDir}/*.eml   (password recovery)`,
+    `  Events        ${sandbox.eventsDir}/*.json   (operator events: subscriptions, quotes, disabled webhooks)`,
     "",
     "Try:",
     `  curl -s -H "api_access_token: ${info.adminApiKey}" ${info.apiBase}/api/v1/accounts/${info.accountId}`,

@@ -7,7 +7,9 @@
  * there, written after the batch is on the events queue (atomic rename), and resumes after it on
  * restart (from TRIM_HORIZON for a shard it has no position for): a killed sandbox loses no record.
  */
-import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { unmarshall } from "@aws-sdk/util-dynamodb";
 import { randomUUID } from "node:crypto";
 import { DescribeTableCommand } from "@aws-sdk/client-dynamodb";
 import {
@@ -18,7 +20,7 @@ import {
   type _Record as StreamRecord,
 } from "@aws-sdk/client-dynamodb-streams";
 import { SendMessageBatchCommand, type SQSClient } from "@aws-sdk/client-sqs";
-import { envelopeFor, matchesPattern, RULE_PATTERN } from "../../shared/events/envelope.ts";
+import { envelopeFor, matchesPattern, OPERATOR_PATTERN, RULE_PATTERN, type BusEnvelope } from "../../shared/events/envelope.ts";
 import { queueJson } from "../../shared/queue/queue-json.ts";
 import { localClient, LOCAL_CREDENTIALS } from "./dynamo.ts";
 import type { Poller } from "./queue-poller.ts";
@@ -36,6 +38,23 @@ export interface StreamPollerOptions {
   readonly pollMs: number;
   /** Where each shard's position is kept across restarts; omitted = none (start at LATEST). */
   readonly positionFile?: string | undefined;
+  /**
+   * Where operator events (subscription_created, quote_requested, webhook_disabled) are written,
+   * one JSON file each: in AWS they go to the operator's own rules on the bus; here, to a folder.
+   */
+  readonly operatorEventsDir?: string | undefined;
+}
+
+/** An operator event as a file: `<occurred at>-<event>-<event id>.json`, the same name on a replay. */
+function writeOperatorEvent(dir: string, env: BusEnvelope): void {
+  const item = unmarshall((env.detail as { outbox: Parameters<typeof unmarshall>[0] }).outbox) as Record<string, unknown>;
+  const at = new Date(Number(item["occurredAt"])).toISOString().replace(/[:.]/g, "-");
+  const body = { event: item["event"], event_id: item["eventId"], account_id: item["accountId"], occurred_at: item["occurredAt"], payload: JSON.parse(String(item["payload"])) as unknown };
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, `${at}-${String(item["event"])}-${String(item["eventId"])}.json`);
+  const tmp = `${file}.${process.pid}.tmp`;
+  writeFileSync(tmp, `${JSON.stringify(body, null, 2)}\n`);
+  renameSync(tmp, file);
 }
 
 /** Shard id -> sequence number of the last record forwarded. */
@@ -131,6 +150,7 @@ export async function startStreamPoller(opts: StreamPollerOptions): Promise<Poll
     for (const r of records) {
       const env = envelopeFor(JSON.parse(JSON.stringify(r)), { id: randomUUID(), account: opts.account, region, time: new Date() });
       if (env && matchesPattern(RULE_PATTERN, env)) out.push(queueJson(env));
+      else if (env && opts.operatorEventsDir && matchesPattern(OPERATOR_PATTERN, env)) writeOperatorEvent(opts.operatorEventsDir, env);
     }
     return out;
   }

@@ -11,7 +11,7 @@
 import * as z from "zod/mini";
 import { unmarshall } from "@aws-sdk/util-dynamodb";
 import type { AttributeValue } from "@aws-sdk/client-dynamodb";
-import { EVENT_NAMES, EVENT_SOURCE, type EventName } from "./catalog.ts";
+import { EVENT_NAMES, EVENT_SOURCE, OPERATOR_EVENT_NAMES, type EventName } from "./catalog.ts";
 import { OUTBOX_ENTITY, type OutboxEvent } from "./outbox.ts";
 
 /** EventBridge Pipes filter (DynamoDB stream record): outbox inserts only. */
@@ -25,6 +25,9 @@ export const PIPE_DETAIL_TYPE_PATH = "$.dynamodb.NewImage.event.S";
 
 /** The rule from the bus to the events queue: the 12 webhook events (never operator events). */
 export const RULE_PATTERN = { source: [EVENT_SOURCE], "detail-type": [...EVENT_NAMES] };
+
+/** What an operator's own rule on the bus matches: the operator events (subscriptions, quotes, disabled webhooks). */
+export const OPERATOR_PATTERN = { source: [EVENT_SOURCE], "detail-type": [...OPERATOR_EVENT_NAMES] };
 
 /** `$.a.b.c` on a JSON value. */
 export function jsonPath(value: unknown, path: string): unknown {

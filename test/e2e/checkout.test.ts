@@ -4,7 +4,7 @@
  * CORS) → coupon check → subscribe → the returned access_token calls an account endpoint.
  * Then the operator's admin commands against the same sandbox.
  */
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -90,6 +90,25 @@ describe("public checkout in the sandbox", () => {
     expect(await account.json()).toMatchObject({ id: sub.account.id, name: "Padaria Lima" });
     // The token's customer data is gone with the subscription.
     expect((await call(`/api/v1/public_checkout/prefill?token=${token}`)).status).toBe(404);
+  });
+
+  it("writes the operator events (a subscription, a quote) to the events folder, one JSON file each", async () => {
+    const quote = await post("/api/v1/public_checkout/quote", { name: "Rita", email: `rita-${suffix}@grande.example`, message: "40 inboxes" });
+    expect(quote.status).toBe(201);
+    const quoteId = ((await quote.json()) as { quote: { id: number } }).quote.id;
+    expect(sandbox.eventsDir).toBe(join(dataDir, "events"));
+    const read = () =>
+      (existsSync(sandbox.eventsDir) ? readdirSync(sandbox.eventsDir) : [])
+        .filter((f) => f.endsWith(".json"))
+        .map((f) => JSON.parse(readFileSync(join(sandbox.eventsDir, f), "utf8")) as { event: string; payload: Record<string, unknown> });
+    let events = read();
+    for (let i = 0; i < 100 && !events.some((e) => e.event === "quote_requested" && e.payload["id"] === String(quoteId)); i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      events = read();
+    }
+    expect(events.find((e) => e.event === "quote_requested" && e.payload["id"] === String(quoteId))?.payload).toMatchObject({ name: "Rita", message: "40 inboxes" });
+    // The subscription of the flow above is there too.
+    expect(events.some((e) => e.event === "subscription_created")).toBe(true);
   });
 
   it("answers the CORS preflight the way API Gateway does", async () => {

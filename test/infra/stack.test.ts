@@ -368,9 +368,9 @@ describe("tables", () => {
 });
 
 describe("outputs", () => {
-  it("exports the API URL and both table names", () => {
+  it("exports the API URL, both table names and the event bus of the operator events", () => {
     const outputs = template("production").toJSON().Outputs as Record<string, unknown>;
-    expect(Object.keys(outputs).sort()).toEqual(["ApiUrl", "TableName", "ThrottleTableName"]);
+    expect(Object.keys(outputs).sort()).toEqual(["ApiUrl", "EventBusName", "TableName", "ThrottleTableName"]);
   });
 });
 
