@@ -98,7 +98,9 @@ export const routes = [
   // Authentication and API keys
   { id: "auth.sign_in", method: "POST", path: "/auth/sign_in", fn: "auth-sign-in", auth: "public", throttle: ["login_ip", "login_email"] },
   { id: "auth.password_request", method: "POST", path: "/auth/password", fn: "auth-password-request", auth: "public", throttle: ["password_ip"] },
-  { id: "auth.password_reset", method: "PUT", path: "/auth/password", fn: "auth-password-reset", auth: "public", throttle: ["password_ip"] },
+  // The reset itself has only the overall per-IP rule: its token (256 random bits) cannot be
+  // guessed, and a visitor retyping a weak password must not lose the reset for half an hour.
+  { id: "auth.password_reset", method: "PUT", path: "/auth/password", fn: "auth-password-reset", auth: "public", throttle: [] },
   { id: "access_tokens.list", method: "GET", path: "/api/v1/profile/access_tokens", fn: "access-tokens-list", auth: "api_key", throttle: [] },
   { id: "access_tokens.create", method: "POST", path: "/api/v1/profile/access_tokens", fn: "access-tokens-create", auth: "api_key", throttle: [] },
   { id: "access_tokens.revoke", method: "DELETE", path: "/api/v1/profile/access_tokens/{token_id}", fn: "access-tokens-revoke", auth: "api_key", throttle: [] },

@@ -227,8 +227,8 @@ function successResponse(route: Route, spec: ApiSpec, replyName: string | undefi
   if (replyName) content["application/json"] = { schema: ref("schemas", replyName) };
   for (const type of spec.response.text === undefined ? [] : (spec.response.textTypes ?? ["text/plain"])) content[type] = { schema: { type: "string" } };
   const description = spec.response.text !== undefined ? `${spec.response.description}. ${spec.response.text}` : spec.response.description;
-  const headers: Json = { "x-request-id": ref("headers", "RequestId") };
-  if (route.throttle.length > 0) headers["RateLimit"] = ref("headers", "RateLimit");
+  // Production counts every request (at least the overall per-IP rule): RateLimit on every reply.
+  const headers: Json = { "x-request-id": ref("headers", "RequestId"), RateLimit: ref("headers", "RateLimit") };
   return { [String(spec.response.status)]: { description, headers, ...(Object.keys(content).length ? { content } : {}) } };
 }
 

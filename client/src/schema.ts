@@ -1145,6 +1145,7 @@ export interface operations {
       200: {
         headers: {
           "x-request-id": components["headers"]["RequestId"];
+          RateLimit: components["headers"]["RateLimit"];
         };
         content: {
           "application/json": components["schemas"]["Account"];
@@ -1178,6 +1179,7 @@ export interface operations {
       200: {
         headers: {
           "x-request-id": components["headers"]["RequestId"];
+          RateLimit: components["headers"]["RateLimit"];
         };
         content: {
           "application/json": components["schemas"]["InboxesListResponse"];
@@ -1210,6 +1212,7 @@ export interface operations {
       200: {
         headers: {
           "x-request-id": components["headers"]["RequestId"];
+          RateLimit: components["headers"]["RateLimit"];
         };
         content: {
           "application/json": components["schemas"]["Inbox"];
@@ -1241,6 +1244,7 @@ export interface operations {
       200: {
         headers: {
           "x-request-id": components["headers"]["RequestId"];
+          RateLimit: components["headers"]["RateLimit"];
         };
         content: {
           "application/json": components["schemas"]["Inbox"];
@@ -1274,6 +1278,7 @@ export interface operations {
       200: {
         headers: {
           "x-request-id": components["headers"]["RequestId"];
+          RateLimit: components["headers"]["RateLimit"];
         };
         content: {
           "application/json": components["schemas"]["Inbox"];
@@ -1311,6 +1316,7 @@ export interface operations {
       200: {
         headers: {
           "x-request-id": components["headers"]["RequestId"];
+          RateLimit: components["headers"]["RateLimit"];
         };
         content: {
           "application/json": components["schemas"]["WebhooksListResponse"];
@@ -1343,6 +1349,7 @@ export interface operations {
       200: {
         headers: {
           "x-request-id": components["headers"]["RequestId"];
+          RateLimit: components["headers"]["RateLimit"];
         };
         content: {
           "application/json": components["schemas"]["WebhooksCreateResponse"];
@@ -1374,6 +1381,7 @@ export interface operations {
       200: {
         headers: {
           "x-request-id": components["headers"]["RequestId"];
+          RateLimit: components["headers"]["RateLimit"];
         };
         content: {
           "application/json": components["schemas"]["WebhooksCreateResponse"];
@@ -1401,6 +1409,7 @@ export interface operations {
       200: {
         headers: {
           "x-request-id": components["headers"]["RequestId"];
+          RateLimit: components["headers"]["RateLimit"];
         };
         content: never;
       };
@@ -1433,6 +1442,7 @@ export interface operations {
       200: {
         headers: {
           "x-request-id": components["headers"]["RequestId"];
+          RateLimit: components["headers"]["RateLimit"];
         };
         content: {
           "application/json": components["schemas"]["WebhooksCreateResponse"];
@@ -1470,6 +1480,7 @@ export interface operations {
       200: {
         headers: {
           "x-request-id": components["headers"]["RequestId"];
+          RateLimit: components["headers"]["RateLimit"];
         };
         content: {
           "application/json": components["schemas"]["WebhooksCreateResponse"];
@@ -1506,6 +1517,7 @@ export interface operations {
       200: {
         headers: {
           "x-request-id": components["headers"]["RequestId"];
+          RateLimit: components["headers"]["RateLimit"];
         };
         content: {
           "application/json": components["schemas"]["WebhooksDeliveriesResponse"];
@@ -1536,6 +1548,7 @@ export interface operations {
       202: {
         headers: {
           "x-request-id": components["headers"]["RequestId"];
+          RateLimit: components["headers"]["RateLimit"];
         };
         content: {
           "application/json": components["schemas"]["WebhooksResendResponse"];
@@ -1568,6 +1581,7 @@ export interface operations {
       200: {
         headers: {
           "x-request-id": components["headers"]["RequestId"];
+          RateLimit: components["headers"]["RateLimit"];
         };
         content: {
           "application/json": components["schemas"]["WebhooksAttemptsResponse"];
@@ -1601,6 +1615,7 @@ export interface operations {
       202: {
         headers: {
           "x-request-id": components["headers"]["RequestId"];
+          RateLimit: components["headers"]["RateLimit"];
         };
         content: {
           "application/json": components["schemas"]["WebhooksRecoverResponse"];
@@ -1638,6 +1653,7 @@ export interface operations {
       202: {
         headers: {
           "x-request-id": components["headers"]["RequestId"];
+          RateLimit: components["headers"]["RateLimit"];
         };
         content: {
           "application/json": components["schemas"]["WebhooksTestResponse"];
@@ -1672,6 +1688,7 @@ export interface operations {
       200: {
         headers: {
           "x-request-id": components["headers"]["RequestId"];
+          RateLimit: components["headers"]["RateLimit"];
         };
         content: {
           "application/json": components["schemas"]["ContactsListResponse"];
@@ -1704,6 +1721,7 @@ export interface operations {
       200: {
         headers: {
           "x-request-id": components["headers"]["RequestId"];
+          RateLimit: components["headers"]["RateLimit"];
         };
         content: {
           "application/json": components["schemas"]["ContactsCreateResponse"];
@@ -1769,6 +1787,7 @@ export interface operations {
       200: {
         headers: {
           "x-request-id": components["headers"]["RequestId"];
+          RateLimit: components["headers"]["RateLimit"];
         };
         content: {
           "application/json": components["schemas"]["ContactsShowResponse"];
@@ -1802,6 +1821,7 @@ export interface operations {
       200: {
         headers: {
           "x-request-id": components["headers"]["RequestId"];
+          RateLimit: components["headers"]["RateLimit"];
         };
         content: {
           "application/json": components["schemas"]["ContactsShowResponse"];
@@ -1839,6 +1859,7 @@ export interface operations {
       200: {
         headers: {
           "x-request-id": components["headers"]["RequestId"];
+          RateLimit: components["headers"]["RateLimit"];
         };
         content: {
           "application/json": components["schemas"]["ContactsShowResponse"];
@@ -1876,6 +1897,7 @@ export interface operations {
       200: {
         headers: {
           "x-request-id": components["headers"]["RequestId"];
+          RateLimit: components["headers"]["RateLimit"];
         };
         content: {
           "application/json": components["schemas"]["ConversationsListResponse"];
@@ -1908,6 +1930,7 @@ export interface operations {
       200: {
         headers: {
           "x-request-id": components["headers"]["RequestId"];
+          RateLimit: components["headers"]["RateLimit"];
         };
         content: {
           "application/json": components["schemas"]["Conversation"];
@@ -1970,6 +1993,7 @@ export interface operations {
       200: {
         headers: {
           "x-request-id": components["headers"]["RequestId"];
+          RateLimit: components["headers"]["RateLimit"];
         };
         content: {
           "application/json": components["schemas"]["Conversation"];
@@ -2003,6 +2027,7 @@ export interface operations {
       200: {
         headers: {
           "x-request-id": components["headers"]["RequestId"];
+          RateLimit: components["headers"]["RateLimit"];
         };
         content: {
           "application/json": components["schemas"]["Conversation"];
@@ -2040,6 +2065,7 @@ export interface operations {
       200: {
         headers: {
           "x-request-id": components["headers"]["RequestId"];
+          RateLimit: components["headers"]["RateLimit"];
         };
         content: {
           "application/json": components["schemas"]["ConversationsToggleStatusResponse"];
@@ -2077,6 +2103,7 @@ export interface operations {
       200: {
         headers: {
           "x-request-id": components["headers"]["RequestId"];
+          RateLimit: components["headers"]["RateLimit"];
         };
         content: {
           "application/json": components["schemas"]["ConversationsToggleTypingStatusResponse"];
@@ -2114,6 +2141,7 @@ export interface operations {
       200: {
         headers: {
           "x-request-id": components["headers"]["RequestId"];
+          RateLimit: components["headers"]["RateLimit"];
         };
         content: {
           "application/json": components["schemas"]["ConversationsAssignmentsResponse"];
@@ -2183,6 +2211,7 @@ export interface operations {
       200: {
         headers: {
           "x-request-id": components["headers"]["RequestId"];
+          RateLimit: components["headers"]["RateLimit"];
         };
         content: {
           "application/json": components["schemas"]["MessagesListResponse"];
@@ -2220,6 +2249,7 @@ export interface operations {
       200: {
         headers: {
           "x-request-id": components["headers"]["RequestId"];
+          RateLimit: components["headers"]["RateLimit"];
         };
         content: {
           "application/json": components["schemas"]["Message"];
@@ -2262,6 +2292,7 @@ export interface operations {
       200: {
         headers: {
           "x-request-id": components["headers"]["RequestId"];
+          RateLimit: components["headers"]["RateLimit"];
         };
         content: {
           "application/json": components["schemas"]["Message"];
@@ -2438,7 +2469,6 @@ export interface operations {
       422: components["responses"]["ValidationFailed"];
       429: components["responses"]["RateLimited"];
       500: components["responses"]["InternalError"];
-      503: components["responses"]["Unavailable"];
     };
   };
   /** Authentication: password request */
@@ -2483,6 +2513,7 @@ export interface operations {
       200: {
         headers: {
           "x-request-id": components["headers"]["RequestId"];
+          RateLimit: components["headers"]["RateLimit"];
         };
         content: {
           "application/json": components["schemas"]["AccessTokensListResponse"];
@@ -2508,6 +2539,7 @@ export interface operations {
       200: {
         headers: {
           "x-request-id": components["headers"]["RequestId"];
+          RateLimit: components["headers"]["RateLimit"];
         };
         content: {
           "application/json": components["schemas"]["AccessTokensCreateResponse"];
@@ -2536,6 +2568,7 @@ export interface operations {
       200: {
         headers: {
           "x-request-id": components["headers"]["RequestId"];
+          RateLimit: components["headers"]["RateLimit"];
         };
         content: never;
       };
@@ -2721,6 +2754,7 @@ export interface operations {
       200: {
         headers: {
           "x-request-id": components["headers"]["RequestId"];
+          RateLimit: components["headers"]["RateLimit"];
         };
         content: {
           "application/json": components["schemas"]["CouponAnswer"];
@@ -2744,6 +2778,7 @@ export interface operations {
       200: {
         headers: {
           "x-request-id": components["headers"]["RequestId"];
+          RateLimit: components["headers"]["RateLimit"];
         };
         content: {
           "text/html": string;
@@ -2770,6 +2805,7 @@ export interface operations {
       200: {
         headers: {
           "x-request-id": components["headers"]["RequestId"];
+          RateLimit: components["headers"]["RateLimit"];
         };
         content: {
           "text/html": string;

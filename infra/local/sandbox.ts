@@ -30,6 +30,10 @@ export const SANDBOX_DEFAULTS: Readonly<Record<string, string>> = {
   LOG_LEVEL: "warn",
   // EMF lines are for CloudWatch; locally they would be one stdout line per delivery.
   METRICS_ENABLED: "false",
+  // DynamoDB Local answers in tens of milliseconds, and in seconds under a burst on a busy
+  // machine (DynamoDB in single digits): counters get the time to count, so that a burst against
+  // APP_ENV=production is limited exactly instead of failing open or closed.
+  THROTTLE_TIMEOUT_MS: "10000",
 };
 
 export interface SandboxOptions {

@@ -6,7 +6,7 @@
  *   key (the e-mail is the JSON body's `email`, lower-cased and trimmed);
  * - the identity stage, after authentication: the route's account and API-key rules.
  * The rules of a stage are counted in parallel. Allow-listed IPs skip everything. Allowed
- * responses of routes with their own rules carry `RateLimit` for the tightest rule.
+ * responses carry `RateLimit` for the tightest rule they were counted by (at least "global").
  */
 import { config, throttleActive, type Config } from "../config.ts";
 import { DEFAULT_MAX_BODY_BYTES, type Route } from "../routes.ts";
@@ -78,7 +78,7 @@ function storeErrorMetric(rule: Rule, requestId: string, error: unknown): void {
   emitMetric("RateLimiterStoreError", 1, "Count", { Rule: rule.name, Mode: rule.failure });
 }
 
-async function enforce(route: Route, api: RequestState, checks: readonly Check[]): Promise<void> {
+async function enforce(api: RequestState, checks: readonly Check[]): Promise<void> {
   if (checks.length === 0) return;
   const nowMs = api.now.getTime();
   const outcome: Outcome = await new Limiter(throttleStore()).evaluate(checks, nowMs);
@@ -88,7 +88,7 @@ async function enforce(route: Route, api: RequestState, checks: readonly Check[]
   const verdict = tightest([decide(outcome, nowMs), api.tightest]);
   if (!verdict) return;
   api.tightest = verdict;
-  if (route.throttle.length > 0) api.replyHeaders["ratelimit"] = rateLimitHeader(verdict, nowMs);
+  api.replyHeaders["ratelimit"] = rateLimitHeader(verdict, nowMs);
 }
 
 function skip(rt: Runtime, api: RequestState): boolean {
@@ -106,7 +106,7 @@ export const throttleByClient = (route: Route): Stage => ({
     if (skip(rt, api)) return;
     const rules = [rt.rules.global, ...routeRules(route, rt).filter((r) => r.key === "ip" || r.key === "email")];
     const email = rules.some((r) => r.key === "email") ? emailOf(request.event, route.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES) : undefined;
-    const pending = enforce(route, api, checksFor(rules, { ip: ipSubject(api.sourceIp), ...(email ? { email: sha256Hex(email) } : {}) }));
+    const pending = enforce(api, checksFor(rules, { ip: ipSubject(api.sourceIp), ...(email ? { email: sha256Hex(email) } : {}) }));
     pending.catch(() => undefined); // awaited by the auth stage; never an unhandled rejection
     api.clientChecks = pending;
   },
@@ -124,7 +124,7 @@ export const throttleByIdentity = (route: Route): Stage => ({
       ...(id?.accountId !== undefined ? { account: String(id.accountId) } : {}),
       ...(id?.keyId ? { api_key: id.keyId } : {}),
     };
-    await enforce(route, api, checksFor(rules, subjects));
+    await enforce(api, checksFor(rules, subjects));
   },
 });
 

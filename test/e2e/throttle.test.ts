@@ -90,6 +90,8 @@ describe("the same run in development", () => {
   });
 
   it("never produces a 429", async () => {
+    // The sandbox gives the counters DynamoDB Local's time (its own default, 10 s).
+    expect(sandbox.config.THROTTLE_TIMEOUT_MS).toBe(10_000);
     const call = caller(sandbox);
     const { accountId, agentApiKey } = sandbox.info;
     const statuses: number[] = [];

@@ -91,13 +91,24 @@ describe("production: the global rule on a real route", () => {
     expect(statuses).toEqual([401, 401, 401, 429, 429]);
   });
 
-  it("counts per client IP, and gives no RateLimit header on routes without their own rules", async () => {
+  it("counts per client IP, and gives the global rule's RateLimit on routes without rules of their own", async () => {
     setEnv({ APP_ENV: "production", THROTTLE_LIMIT: "2" });
     const [a, b] = [freshIp(), freshIp()];
     expect([(await show(a)).status, (await show(a)).status, (await show(a)).status]).toEqual([200, 200, 429]);
     const other = await show(b);
     expect(other.status).toBe(200);
-    expect(other.headers["ratelimit"]).toBeUndefined();
+    expect(other.headers["ratelimit"]).toMatch(/^"global";r=1;t=\d+$/);
+  });
+
+  it("counts a password reset (PUT) by the overall rule only: retyping a weak password never locks the reset", async () => {
+    setEnv({ APP_ENV: "production" });
+    const ip = freshIp();
+    const body = { reset_password_token: "x".repeat(43), password: "short", password_confirmation: "short" };
+    const statuses: number[] = [];
+    for (let i = 0; i < 7; i++) statuses.push((await invoke("auth.password_reset", { body, sourceIp: ip })).status);
+    expect(statuses).toEqual([422, 422, 422, 422, 422, 422, 422]);
+    const request = await invoke("auth.password_request", { body: { email: "nobody@example.com" }, sourceIp: ip });
+    expect(request.headers["ratelimit"]).toMatch(/^"password_ip";r=4;t=\d+$/);
   });
 
   it("never counts an allow-listed IP (IPv4 CIDR, IPv6 CIDR, single address)", async () => {
