@@ -347,6 +347,7 @@ export interface components {
         cnpj: string;
       };
       token?: string | null;
+      locale?: string | null;
     };
     CheckoutSubscribeResponse: {
       account: {

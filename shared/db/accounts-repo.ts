@@ -92,8 +92,8 @@ export async function putRaw(item: Record<string, unknown>): Promise<void> {
 
 type Item = Record<string, unknown>;
 
-export function accountItem(accountId: number, name: string, nowSec: number): Item {
-  return { ...keys.account(accountId), entity: "account", id: accountId, name, locale: "en", status: "active", created_at: nowSec, custom_attributes: {} };
+export function accountItem(accountId: number, name: string, nowSec: number, locale = "en"): Item {
+  return { ...keys.account(accountId), entity: "account", id: accountId, name, locale, status: "active", created_at: nowSec, custom_attributes: {} };
 }
 
 /** The user item and its e-mail uniqueness marker (put the marker with `attribute_not_exists(pk)`). */

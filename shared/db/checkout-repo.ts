@@ -41,7 +41,7 @@ function subscribeItems(s: NewSubscription): { items: TransactItem[]; roles: Map
   const { user, emailMarker } = userItems(s.user.id, { name: s.user.name, email: s.user.email, passwordHash: s.user.passwordHash, nowSec: s.nowSec });
   const key = apiKeyItems(s.user.id, "checkout", s.nowSec, s.apiKey);
   const items: TransactItem[] = [
-    { Put: { TableName: table, Item: accountItem(s.account.id, s.account.name, s.nowSec), ConditionExpression: absent } },
+    { Put: { TableName: table, Item: accountItem(s.account.id, s.account.name, s.nowSec, s.account.locale), ConditionExpression: absent } },
     { Put: { TableName: table, Item: user, ConditionExpression: absent } },
     { Put: { TableName: table, Item: emailMarker, ConditionExpression: absent } },
     { Put: { TableName: table, Item: memberItem(s.account.id, s.user.id, "administrator", s.nowSec) } },

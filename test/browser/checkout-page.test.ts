@@ -122,7 +122,8 @@ describe("the checkout page in Chromium", { timeout: 90_000 }, () => {
     expect(await text(page, "#success-status")).toBe("Aguardando pagamento");
     const account = await fetch(`${base()}/api/v1/accounts/${accountId}`, { headers: { api_access_token: key } });
     expect(account.status).toBe(200);
-    expect(((await account.json()) as { name: string }).name).toBe("Padaria Lima");
+    // The account speaks the page's language.
+    expect((await account.json()) as { name: string; locale: string }).toMatchObject({ name: "Padaria Lima", locale: "pt_BR" });
     const origin = new URL(url).origin;
     for (const r of requests) expect(r.url().startsWith(`${origin}/`), r.url()).toBe(true);
     // The link itself and the one prefill carry the token; no other request does.

@@ -41,7 +41,7 @@ describe("subscribe", () => {
     });
     const shown = await invoke("accounts.show", { params: { account_id: account.id }, key: access_token });
     expect(shown.status).toBe(200);
-    expect(shown.json).toMatchObject({ id: account.id, name: "Empresa Ltda" });
+    expect(shown.json).toMatchObject({ id: account.id, name: "Empresa Ltda", locale: "en" });
     const stored = await getItem(checkoutKeys.subscription(account.id));
     expect(stored).toMatchObject({ status: "pending_payment", customer: { phone: "+5511912345678", cnpj: "11222333000181" } });
     const userItem = await getItem({ pk: `USER#${user.id}`, sk: "USER" });
@@ -51,6 +51,15 @@ describe("subscribe", () => {
     expect(events).toHaveLength(1);
     expect(JSON.parse(String(events[0]!["payload"]))).toMatchObject({ event: "subscription_created", id: String(subscription.id), account, subscription: { plan: cat.plan.slug } });
     expect(await redemptionsOf(cat.codes.percent)).toBe(1);
+  });
+
+  it("gives the account the locale sent (Chatwoot's codes), and refuses one of another form", async () => {
+    const res = await invoke("checkout.subscribe", { body: { ...subscribeBody(cat.plan.slug, email()), locale: "pt_BR" } });
+    expect(res.status).toBe(201);
+    const shown = await invoke("accounts.show", { params: { account_id: res.json.account.id }, key: res.json.access_token });
+    expect(shown.json.locale).toBe("pt_BR");
+    const bad = await invoke("checkout.subscribe", { body: { ...subscribeBody(cat.plan.slug, email()), locale: "pt-BR; DROP" } });
+    expect([bad.status, bad.json.attributes]).toEqual([422, ["locale"]]);
   });
 
   it("422s naming the field: unknown plan, unpublished plan, expired coupon, bad CNPJ, phone, inboxes", async () => {

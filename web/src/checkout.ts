@@ -583,6 +583,8 @@ function render(plans: Plan[]): void {
       user: { name: customer.name, email: customer.email, password: f.password.input.value },
       customer,
       ...(liveToken ? { token: liveToken } : {}),
+      // The account speaks the page's language (Chatwoot's locale codes).
+      locale: lang === "pt-BR" ? "pt_BR" : "en",
     };
     await subscribe(body);
   }

@@ -17,7 +17,12 @@ export interface SubscribeInput extends Selection {
   readonly user: { readonly name: string; readonly email: string; readonly password: string };
   readonly customer: Customer;
   readonly token?: string | undefined;
+  /** The new account's language (Chatwoot's locale code); the checkout page sends its own. */
+  readonly locale?: string | undefined;
 }
+
+/** An account's language when subscribe names none (and the demo account's). */
+export const DEFAULT_LOCALE = "en";
 
 export interface Subscription {
   readonly id: number;
@@ -49,7 +54,7 @@ export interface SubscribeReply {
 
 /** Everything the one transaction writes. */
 export interface NewSubscription {
-  readonly account: { readonly id: number; readonly name: string };
+  readonly account: { readonly id: number; readonly name: string; readonly locale: string };
   readonly user: { readonly id: number; readonly name: string; readonly email: string; readonly passwordHash: string };
   readonly apiKey: { readonly key: string; readonly hash: string; readonly prefix: string };
   readonly subscription: Subscription;
@@ -131,7 +136,7 @@ export async function subscribe(store: SubscribeStore, input: SubscribeInput, id
       : { key: idempotencyKey, fingerprint: fingerprint(publicPart), sealed: await seal(reply, secretPart), expiresAt: nowSec + IDEMPOTENCY_TTL_SECONDS };
 
   const outcome = await store.createSubscription({
-    account,
+    account: { ...account, locale: input.locale ?? DEFAULT_LOCALE },
     user: { ...user, passwordHash },
     apiKey,
     subscription,

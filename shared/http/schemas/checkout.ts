@@ -87,6 +87,8 @@ export const subscribeBody = lazy(() => z.object({
   user: z.object({ name: text(255), email, password: newPassword() }),
   customer: subscribeCustomer,
   token: optional(z.string().check(z.maxLength(200))),
+  // Chatwoot's locale codes: `en`, `pt_BR`, `es`...
+  locale: optional(z.string().check(z.regex(/^[a-z]{2,3}(_[A-Z]{2})?$/))),
 }));
 
 export const quoteBody = lazy(() => z.object({
