@@ -38,7 +38,7 @@ export async function handler(event: APIGatewayProxyEventV2): Promise<APIGateway
   const method = event.requestContext?.http?.method;
   let match;
   try {
-    match = path.endsWith("/") || method === "HEAD" ? matchRoute(method, path) : undefined;
+    match = path.endsWith("/") || path.includes("//") || method === "HEAD" ? matchRoute(method, path) : undefined;
   } catch {
     match = undefined;
   }

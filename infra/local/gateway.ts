@@ -43,10 +43,10 @@ function readBody(req: IncomingMessage): Promise<Buffer | "too_large"> {
   });
 }
 
-/** The event API Gateway hands the route's function; a trailing slash is already gone, as the `$default` router removes it. */
+/** The event API Gateway hands the route's function; a trailing slash and repeated slashes are already gone, as the `$default` router removes them. */
 export function toEvent(req: IncomingMessage, body: Buffer, route: Route, params: Record<string, string>): APIGatewayProxyEventV2 {
   const url = requestUrl(req);
-  url.pathname = withoutTrailingSlash(url.pathname);
+  url.pathname = withoutTrailingSlash(url.pathname.replace(/\/{2,}/g, "/"));
   const headers: Record<string, string> = {};
   for (const [k, v] of Object.entries(req.headers)) {
     if (v !== undefined) headers[k.toLowerCase()] = Array.isArray(v) ? v.join(",") : v;

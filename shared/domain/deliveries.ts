@@ -9,7 +9,7 @@ import type { DomainEvent, OutboxEvent } from "../events/outbox.ts";
 import { signatureHeaders } from "../delivery/signing.ts";
 import { nextRetry, maxAttempts } from "../delivery/schedule.ts";
 import type { SendResult } from "../delivery/sender.ts";
-import { NotFound, ValidationError } from "../errors.ts";
+import { Conflict, NotFound, ValidationError } from "../errors.ts";
 import { requireWebhook, signingSecrets, wants, type Webhook, type WebhookStore } from "./webhooks.ts";
 
 /** `skipped`: the event came while its webhook was disabled (nothing sent; `recover` sends it). */
@@ -404,9 +404,11 @@ export async function resendDelivery(
   deliveryId: string,
   now: Date,
 ): Promise<Delivery> {
-  await requireWebhook(hooks, accountId, webhookId);
+  const webhook = await requireWebhook(hooks, accountId, webhookId);
   const d = await store.getDelivery(deliveryId);
   if (!d || d.account_id !== accountId || d.webhook_id !== webhookId) throw new NotFound();
+  // A disabled webhook's attempt would only be logged `skipped`: as recover, refused.
+  if (webhook.status === "disabled") throw new Conflict("The webhook is disabled: turn it on (status active), then resend", "webhook_disabled");
   const next = rerun(d, now.getTime());
   await store.replaceDelivery(d, next);
   await queue.enqueue([{ deliveryId: next.id, accountId, webhookId, seq: next.seq }]);

@@ -1,79 +1,94 @@
 /**
  * Form fields as Rails reads them into params (Rack's nested parameters), for the clients that
  * send `application/x-www-form-urlencoded` or multipart text fields where JSON is expected:
- * `name=Maria`, `attachment_ids[]=1&attachment_ids[]=2` (a list), `custom_attributes[plan]=pro`
- * and `webhook[subscriptions][]=inbox_created` (nested). A name given twice without `[]` keeps
- * its last value. Values stay strings: the schemas cast digits and booleans as Rails does.
+ * `name=Maria`, `attachment_ids[]=1&attachment_ids[]=2` (a list), `custom_attributes[plan]=pro`,
+ * `webhook[subscriptions][]=inbox_created` (nested) and `items[][title]=A&items[][value]=a` (a
+ * list of maps). A name given twice without `[]` keeps its last value. Values stay strings: the schemas cast digits and booleans as Rails does.
  */
-import { badEncoding, utf8, wellFormed } from "./encoding.ts";
+import { ValidationError } from "../errors.ts";
+import { badEncoding } from "./encoding.ts";
 
-/** Deeper bracket paths are taken as plain names (attribute maps stop at 10 levels anyway). */
+/** Deeper bracket paths are refused (a 422 naming the field; attribute maps stop at 10 levels anyway). */
 const MAX_DEPTH = 32;
 const NAME = /^([^[\]]+)((?:\[[^[\]]*\])*)$/;
 
 type Params = Record<string, unknown>;
 
-const isMap = (v: unknown): v is Params => typeof v === "object" && v !== null && !Array.isArray(v);
+function isMap(v: unknown): v is Params {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
 
 /** Own data properties only: a name such as `__proto__` is a field like any other, never a prototype. */
 function put(target: Params, key: string, value: unknown): void {
   Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
 }
-const own = (target: Params, key: string): unknown => (Object.hasOwn(target, key) ? target[key] : undefined);
+function own(target: Params, key: string): unknown {
+  return Object.hasOwn(target, key) ? target[key] : undefined;
+}
 
-/** The path of a field name: `a[b][]` → ["a", "b", ""]; a name that is not a bracket path is itself. */
+/**
+ * The path of a field name: `a[b][]` → ["a", "b", ""] (an empty key is a list); a name that is not
+ * a bracket path is itself.
+ */
 function pathOf(name: string): string[] {
   const m = NAME.exec(name);
   if (!m) return [name];
   const keys = [...m[2]!.matchAll(/\[([^[\]]*)\]/g)].map((k) => k[1]!);
-  // `[]` only at the end (a list of values); a list of maps (`a[][b]`) or a deep path: a plain name.
-  if (keys.length > MAX_DEPTH || keys.slice(0, -1).includes("")) return [name];
+  if (keys.length > MAX_DEPTH) throw ValidationError.field(m[1]!, "too_deep", `is nested deeper than ${MAX_DEPTH} levels`);
   return [m[1]!, ...keys];
+}
+
+/** Whether a map already holds the keys of a path (up to a list in it), as Rack asks before starting a new map of a list. */
+function holds(map: Params, path: readonly string[]): boolean {
+  let node: unknown = map;
+  for (const key of path) {
+    if (key === "") return true;
+    if (!isMap(node) || !Object.hasOwn(node, key)) return false;
+    node = node[key];
+  }
+  return true;
+}
+
+/** Sets `value` at `path` under `node`, as Rack's nested parameters do. */
+function assign(node: Params, path: readonly string[], value: string): void {
+  const [key, ...rest] = path as [string, ...string[]];
+  if (rest.length === 0) return put(node, key, value);
+  if (rest[0] === "") {
+    // A list: `a[]=1` appends a value; `a[][b]=1` fills the last map of the list, or starts a new
+    // one when that map has `b` already (`items[][title]=A&items[][title]=B` is two items).
+    let list = own(node, key);
+    if (!Array.isArray(list)) put(node, key, (list = []));
+    const inner = rest.slice(1);
+    if (inner.length === 0) return void (list as unknown[]).push(value);
+    const last = (list as unknown[]).at(-1);
+    if (isMap(last) && !holds(last, inner)) return assign(last, inner, value);
+    const fresh: Params = {};
+    assign(fresh, inner, value);
+    (list as unknown[]).push(fresh);
+    return;
+  }
+  let child = own(node, key);
+  if (!isMap(child)) put(node, key, (child = {}));
+  assign(child as Params, rest, value);
 }
 
 export function railsParams(pairs: Iterable<readonly [string, string]>): Params {
   const root: Params = {};
-  for (const [name, value] of pairs) {
-    const path = pathOf(name);
-    let node = root;
-    for (const key of path.slice(0, -2)) {
-      const next = own(node, key);
-      if (isMap(next)) node = next;
-      else {
-        const fresh: Params = {};
-        put(node, key, fresh);
-        node = fresh;
-      }
-    }
-    const last = path.at(-1)!;
-    if (path.length > 1 && last === "") {
-      const key = path.at(-2)!;
-      const list = own(node, key);
-      put(node, key, Array.isArray(list) ? [...list, value] : [value]);
-    } else if (path.length > 1) {
-      const key = path.at(-2)!;
-      let parent = own(node, key);
-      if (!isMap(parent)) {
-        parent = {};
-        put(node, key, parent);
-      }
-      put(parent as Params, last, value);
-    } else put(node, last, value);
-  }
+  for (const [name, value] of pairs) assign(root, pathOf(name), value);
   return root;
 }
 
-/** One percent-encoded name or value (`+` is a space); a malformed escape or invalid UTF-8 is a 400. */
+/**
+ * One percent-encoded name or value (`+` is a space). decodeURIComponent refuses a malformed escape
+ * and bytes that are not UTF-8 (a surrogate's among them): a 400. The text around the escapes is
+ * the body's own, already valid UTF-8.
+ */
 function decode(raw: string): string {
-  let bytes: Buffer;
   try {
-    bytes = Buffer.from(decodeURIComponent(raw.replace(/\+/g, " ")), "utf8");
+    return decodeURIComponent(raw.replace(/\+/g, " "));
   } catch {
     throw badEncoding("The form body");
   }
-  const text = utf8(bytes);
-  if (text === undefined || !wellFormed(text)) throw badEncoding("The form body");
-  return text;
 }
 
 /** An `application/x-www-form-urlencoded` body as Rails' params. */

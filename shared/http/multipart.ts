@@ -9,7 +9,7 @@ export const isMultipart = (contentType: string | undefined): contentType is str
 
 export async function readFilePart(raw: Buffer | undefined, contentType: string | undefined, field: string, maxBytes: number): Promise<UploadedFile | undefined> {
   if (!isMultipart(contentType)) throw new UnsupportedMediaType("Expected multipart/form-data with an attachment part");
-  const form = await readForm(raw, contentType, { maxFileBytes: maxBytes, maxFiles: 5, maxFields: 20 });
+  const form = await readForm(raw, contentType, { maxFileBytes: maxBytes, maxFiles: 5, maxFields: 100 });
   return form.files.find((f) => f.field === field);
 }
 
@@ -74,11 +74,15 @@ function parse(raw: Buffer | undefined, contentType: string, limits: Limits, def
         // A body cut off inside a file part errors the part's stream: unhandled, that would end the process.
         stream.on("error", () => reject(new BadRequest("bad_multipart", "Malformed multipart body")));
         stream.on("end", () => {
-          files.push({ field: name, filename: info.filename ?? "file", contentType: info.mimeType || "application/octet-stream", data: Buffer.concat(chunks), truncated });
+          // A part may come without a name (`Content-Disposition: form-data; filename=...`).
+          files.push({ field: name ?? "", filename: info.filename ?? "file", contentType: info.mimeType || "application/octet-stream", data: Buffer.concat(chunks), truncated });
         });
       });
     }
     parser.on("filesLimit", () => (tooManyFiles = true));
+    // Fields past the limit would be dropped without a word: the whole form is refused instead.
+    parser.on("fieldsLimit", () => reject(new BadRequest("bad_multipart", `The form has more than ${limits.maxFields} text fields`)));
+    parser.on("partsLimit", () => reject(new BadRequest("bad_multipart", `The form has more than ${limits.maxFiles + limits.maxFields} parts`)));
     parser.on("error", () => reject(new BadRequest("bad_multipart", "Malformed multipart body")));
     parser.on("close", () => resolve({ fields, files, tooManyFiles }));
     parser.end(raw ?? Buffer.alloc(0));
@@ -113,6 +117,8 @@ export async function readForm(raw: Buffer | undefined, contentType: string, lim
 
 /** Files a form body may carry. */
 export const MAX_FORM_FILES = 10;
+/** Text fields a form body may carry (more is a 400, never a silent cut). */
+export const MAX_FORM_FIELDS = 1000;
 
 /** A multipart body as the JSON body it stands for, and its files. */
 export interface FormBody {
@@ -126,7 +132,7 @@ export interface FormBody {
  * digits and booleans as Rails does); at most MAX_FORM_FILES files.
  */
 export async function formBody(raw: Buffer | undefined, contentType: string, maxBytes: number): Promise<FormBody> {
-  const form = await readForm(raw, contentType, { maxFileBytes: maxBytes, maxFiles: MAX_FORM_FILES, maxFields: 50 });
+  const form = await readForm(raw, contentType, { maxFileBytes: maxBytes, maxFiles: MAX_FORM_FILES, maxFields: MAX_FORM_FIELDS });
   if (form.tooManyFiles) throw ValidationError.field("attachments", "too_many", `has more than ${MAX_FORM_FILES} files`);
   const pairs = Object.entries(form.fields).flatMap(([name, value]) => [value].flat().map((v) => [name, v] as const));
   return { body: railsParams(pairs), files: form.files };

@@ -1,7 +1,8 @@
 /**
  * Matching a request path against the route table, as API Gateway does, plus the one rule
  * API Gateway cannot express: a trailing slash is ignored (`/inboxes/` = `/inboxes`), as Rails
- * ignores it for Chatwoot clients, and HEAD is answered as GET without the body. The sandbox's gateway and the `$default` router function
+ * ignores it for Chatwoot clients, repeated slashes count as one, and HEAD is answered as GET
+ * without the body. The sandbox's gateway and the `$default` router function
  * (functions/api-router.ts) both match with this.
  */
 import { routes, type Route } from "../routes.ts";
@@ -62,12 +63,14 @@ export function matchExact(method: string, path: string): RouteMatch | undefined
 }
 
 /**
- * The route for a path, with or without one trailing slash. HEAD is served by the GET route (as
- * Rails does): the reply's status and headers without its body.
+ * The route for a path, with or without one trailing slash, repeated slashes read as one. HEAD is
+ * served by the GET route (as Rails does): the reply's status and headers without its body.
  */
 export function matchRoute(method: string, path: string): RouteMatch | undefined {
   const m = method === "HEAD" ? "GET" : method;
-  return matchExact(m, path) ?? (path.endsWith("/") ? matchExact(m, withoutTrailingSlash(path)) : undefined);
+  // Rails squeezes repeated slashes (a client joining "https://host/" and "/api/v1/..." sends `//api`).
+  const p = path.replace(/\/{2,}/g, "/");
+  return matchExact(m, p) ?? (p.endsWith("/") ? matchExact(m, withoutTrailingSlash(p)) : undefined);
 }
 
 /**

@@ -101,6 +101,8 @@ describe("sandbox over HTTP", () => {
       });
     expect(await status(`/api/v1/accounts/${accountId}`)).toBe(200);
     expect(await status(`//evil.example/api/v1/accounts/${accountId}`)).toBe(404);
+    // Repeated slashes are one (Rails squeezes them): a base URL ending in "/" joined with "/api/...".
+    expect(await status(`//api/v1/accounts/${accountId}//inboxes/`)).toBe(200);
     // Dot segments are not resolved into another route.
     expect(await status(`/api/v1/accounts/${accountId}/inboxes/..`)).toBe(404);
     expect(await status(`/api/v1/accounts/${accountId}/inboxes/%2E%2e`)).toBe(404);

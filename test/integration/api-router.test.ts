@@ -98,6 +98,12 @@ describe("the $default router", () => {
     expect(JSON.parse(String(res.body))).toMatchObject({ attributes: expect.arrayContaining(["name"]) });
   });
 
+  it("reads repeated slashes as one, as Rails does: `//api/v1/...` reaches the route", async () => {
+    const res = await router(defaultEvent("GET", `//api/v1/accounts/${acc.accountId}//inboxes`, { headers: { api_access_token: acc.adminKey } }));
+    expect(res.statusCode).toBe(200);
+    expect(invoked.map((i) => [i.name, i.event.rawPath])).toEqual([[`${PREFIX}inboxes-list`, `/api/v1/accounts/${acc.accountId}/inboxes`]]);
+  });
+
   it("answers a HEAD as the GET route's function does, without the body", async () => {
     // Arrange: no route key has the method HEAD, so API Gateway hands it to `$default`.
     const ev = defaultEvent("HEAD", `/api/v1/accounts/${acc.accountId}/inboxes`, { headers: { api_access_token: acc.adminKey } });
@@ -119,7 +125,7 @@ describe("the $default router", () => {
     ["GET", "/nope"],
     ["GET", "/api/v1/accounts/1/nope/"],
     ["DELETE", "/api/v1/accounts/1/inboxes/"],
-    ["GET", "/api/v1/accounts/1/inboxes//"],
+    ["GET", "//evil.example/api/v1/accounts/1"],
     ["HEAD", "/api/v1/accounts/1/nope"],
   ])("answers %s %s with the API's 404 and invokes nothing", async (method, path) => {
     // Act

@@ -135,8 +135,15 @@ describe("contacts", () => {
     expect(res.status).toBe(422);
     expect(res.json.attributes).toEqual(expect.arrayContaining(["name", "email", "phone_number"]));
     // A name of only invisible characters is blank, like one of spaces.
-    const invisible = await create(a, { name: "\u200b\u200b" });
-    expect(invisible.json.errors).toEqual([{ field: "name", code: "blank", message: "can't be blank" }]);
+    for (const name of ["\u200b\u200b", "\u3164", "\u034f", "\ufe0f", "\u115f\u1160", "\uffa0"]) {
+      const invisible = await create(a, { name });
+      expect(invisible.json.errors, JSON.stringify(name)).toEqual([{ field: "name", code: "blank", message: "can't be blank" }]);
+    }
+    // An attribute map as its JSON text (a form field) is the map.
+    const asText = await create(a, { name: "Texto", custom_attributes: '{"plan":"pro"}' });
+    expect(asText.json.payload.contact.custom_attributes).toEqual({ plan: "pro" });
+    const notAMap = await create(a, { name: "Texto", custom_attributes: "[1]" });
+    expect(notAMap.json.attributes).toEqual(["custom_attributes"]);
   });
 
   it("merges the attribute maps an update sends into the stored ones, key by key, as Chatwoot does", async () => {

@@ -142,6 +142,26 @@ describe("multipart message create", () => {
     expect(bad.status).toBe(422);
     expect(bad.json.attributes).toEqual(["private"]);
   });
+
+  it("refuses a file part without a name (422), and a form of over 1,000 text fields (400), never a 500", async () => {
+    const b = "nameless-boundary";
+    const nameless = Buffer.concat([
+      Buffer.from(`--${b}\r\nContent-Disposition: form-data; name="content"\r\n\r\nhi\r\n--${b}\r\nContent-Disposition: form-data; filename="a.png"\r\nContent-Type: image/png\r\n\r\n`),
+      png,
+      Buffer.from(`\r\n--${b}--\r\n`),
+    ]);
+    const headers = { "content-type": `multipart/form-data; boundary=${b}` };
+    const res = await invoke("messages.create", { params: { account_id: a.accountId, conversation_id: conv }, key: a.agentKey, body: nameless, headers });
+    expect([res.status, res.json.errors]).toEqual([422, [{ field: "attachments", code: "unexpected", message: "is not a file field (use attachments[])" }]]);
+
+    const fields = Object.fromEntries(Array.from({ length: 1001 }, (_, i) => [`content_attributes[k${i}]`, "v"]));
+    const many = await send("messages.create", { conversation_id: conv }, { content: "x", ...fields }, []);
+    expect([many.status, many.json]).toEqual([400, { error: "The form has more than 1000 text fields", code: "bad_multipart" }]);
+    // 60 fields are all kept (the limit was 50, and the rest were dropped without a word).
+    const sixty = Object.fromEntries(Array.from({ length: 60 }, (_, i) => [`content_attributes[k${i}]`, "v"]));
+    const kept = await send("messages.create", { conversation_id: conv }, { content: "x", ...sixty }, []);
+    expect(Object.keys(kept.json.content_attributes)).toHaveLength(60);
+  });
 });
 
 describe("the text of a form, held to its encoding as a JSON body is", () => {

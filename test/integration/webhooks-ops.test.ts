@@ -291,9 +291,11 @@ describe("health, re-enable and recover", () => {
     expect(before).toHaveLength(4);
     expect(before.map((d) => d.status).sort()).toEqual(["failed", "skipped", "skipped", "skipped"]);
 
-    // Recovering while still disabled would only skip them again: refused, nothing queued.
+    // Recovering or resending while still disabled would only skip them again: refused, nothing queued.
     const early = await call("webhooks.recover", path(h.id), { since });
     expect([early.status, early.json]).toEqual([409, { error: "The webhook is disabled: turn it on (status active), then recover", code: "webhook_disabled" }]);
+    const resend = await call("webhooks.resend", { ...path(h.id), delivery_id: before[0]!.id });
+    expect([resend.status, resend.json.code]).toEqual([409, "webhook_disabled"]);
 
     // Back up, re-enabled, recovered: every failed or skipped delivery arrives once.
     up = true;
@@ -346,6 +348,9 @@ describe("health, re-enable and recover", () => {
     const bad = await call("webhooks.recover", path(h.id), { since: 2000, until: 1000 });
     expect(bad.status).toBe(422);
     expect(bad.json.attributes).toEqual(["until"]);
+    // Unix seconds as digits (a form field, as Rails casts it) are a time like the number.
+    const digits = await call("webhooks.recover", path(h.id), { since: "1000", until: "2000" });
+    expect([digits.status, digits.json]).toEqual([202, { recovered: 0 }]);
   });
 });
 

@@ -68,6 +68,7 @@ describe("webhook API", () => {
     [{ url: "https://ok.example.com/a\u0000b", subscriptions: ["message_created"] }, ["url"]],
     [{ url: "https://ok.example.com/a b", subscriptions: ["message_created"] }, ["url"]],
     [{ url: "https://ok.example.com\t/a", subscriptions: ["message_created"] }, ["url"]],
+    [{ url: "https://ok.example.com/a\u0085b", subscriptions: ["message_created"] }, ["url"]],
   ])("422 for %j on %j", async (body, attributes) => {
     const res = await create(a, body);
     expect(res.status).toBe(422);

@@ -54,7 +54,10 @@ describe("path matching", () => {
     expect(matchRoute("GET", "/api/v1/accounts/3/inboxes/")?.route.id).toBe("inboxes.list");
     expect(matchRoute("GET", "/api/v1/accounts/3/conversations/meta/")?.route.id).toBe("conversations.meta");
     expect(matchRoute("GET", "/api/v1/accounts/3/inboxes/7/")).toMatchObject({ params: { account_id: "3", inbox_id: "7" }, path: "/api/v1/accounts/3/inboxes/7" });
-    expect(matchRoute("GET", "/api/v1/accounts/3/inboxes//")).toBeUndefined();
+    // Repeated slashes are one, as Rails squeezes them.
+    expect(matchRoute("GET", "/api/v1/accounts/3/inboxes//")?.route.id).toBe("inboxes.list");
+    expect(matchRoute("GET", "//api/v1//accounts/3/inboxes/7")).toMatchObject({ params: { account_id: "3", inbox_id: "7" }, path: "/api/v1/accounts/3/inboxes/7" });
+    expect(matchRoute("GET", "//evil.example/api/v1/accounts/3")).toBeUndefined();
     expect(matchRoute("DELETE", "/api/v1/accounts/3/inboxes/")).toBeUndefined();
   });
 });

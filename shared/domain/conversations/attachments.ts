@@ -30,7 +30,7 @@ const safeName = (name: string): string => name.replace(/[^\p{L}\p{N}._ -]/gu, "
 export function checkFiles(files: readonly MessageFile[]): { file: MessageFile; contentType: string; extension: string }[] {
   return files.map((file, i) => {
     const name = `attachments[${i}]`;
-    if (!FILE_FIELDS.has(file.field)) throw ValidationError.field(file.field.slice(0, 100), "unexpected", "is not a file field (use attachments[])");
+    if (!FILE_FIELDS.has(file.field)) throw ValidationError.field(file.field.slice(0, 100) || "attachments", "unexpected", "is not a file field (use attachments[])");
     if (file.truncated) throw new PayloadTooLarge();
     if (file.data.length === 0) throw ValidationError.field(name, "empty", "is empty");
     const sniffed = sniff(file.data, file.contentType);

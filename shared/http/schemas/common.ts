@@ -52,10 +52,12 @@ export const intField = (min = 1, max = Number.MAX_SAFE_INTEGER) =>
   );
 
 /**
- * Text with something to see: a value of only whitespace and invisible format characters (a
- * zero-width space, a word joiner, a BOM...) is blank, as an empty one is.
+ * Text with something to see: a value of only whitespace, format characters and the characters
+ * Unicode says to ignore when shown (a zero-width space, a word joiner, a BOM, a variation
+ * selector, a Hangul filler...) is blank, as an empty one is.
  */
-export const visible = () => z.refine<string>((v) => /[^\s\p{Cf}]/u.test(v), { message: "can't be blank", params: { code: "blank" } });
+export const visible = () =>
+  z.refine<string>((v) => /[^\s\p{Cf}\p{Default_Ignorable_Code_Point}]/u.test(v), { message: "can't be blank", params: { code: "blank" } });
 
 /** A password a user chooses: 8 to 128 characters, not only whitespace. */
 export const newPassword = () =>

@@ -1,9 +1,8 @@
 import * as z from "zod/mini";
-import { attributeMap } from "./attributes.ts";
 import { pagingShape } from "./paging.ts";
 import { lazy } from "../../lazy.ts";
 import { CONTACT_SORTS } from "../../domain/contacts.ts";
-import { boolField, intField, named, pageMetaView, reply, unixTime, visible } from "./common.ts";
+import { attrsField, boolField, intField, named, pageMetaView, reply, unixTime, visible } from "./common.ts";
 
 const name = z.string().check(z.trim(), z.minLength(1), z.maxLength(255), visible());
 const email = z.string().check(z.trim(), z.maxLength(320), z.regex(/^[^\s@]+@[^\s@]+\.[^\s@]+$/));
@@ -17,8 +16,8 @@ const contactFields = {
   email: z.optional(z.nullable(email)),
   phone_number: z.optional(z.nullable(phone)),
   identifier: z.optional(z.nullable(identifier)),
-  custom_attributes: z.optional(attributeMap()),
-  additional_attributes: z.optional(attributeMap()),
+  custom_attributes: z.optional(attrsField()),
+  additional_attributes: z.optional(attrsField()),
   blocked: z.optional(boolField()),
 };
 

@@ -4,7 +4,6 @@ import { pagingShape, queryInt } from "./paging.ts";
 import { contactRefView } from "./contacts.ts";
 import { lazy } from "../../lazy.ts";
 import { MAX_UNIX_SECONDS } from "../../clock.ts";
-import { attributeMap } from "./attributes.ts";
 import { attrsField, boolField, intField, named, pageMetaView, reply, unixTime, type ReplySpec } from "./common.ts";
 
 const id = intField();
@@ -20,8 +19,8 @@ export const createConversationBody = lazy(() => z.object({
   status: z.optional(z.enum(STATUSES)),
   assignee_id: z.optional(z.nullable(id)),
   priority: priority(),
-  custom_attributes: z.optional(attributeMap()),
-  additional_attributes: z.optional(attributeMap()),
+  custom_attributes: z.optional(attrsField()),
+  additional_attributes: z.optional(attrsField()),
   message: z.optional(z.object({ content: content.check(z.minLength(1)), private: z.optional(boolField()) })),
   // Chatwoot's create form also carries these; accepted (a contact's source id, a team: none here).
   source_id: z.optional(z.nullable(z.string().check(z.maxLength(255)))),
@@ -31,8 +30,8 @@ export const createConversationBody = lazy(() => z.object({
 
 export const updateConversationBody = lazy(() => z.object({
   priority: priority(),
-  custom_attributes: z.optional(attributeMap()),
-  additional_attributes: z.optional(attributeMap()),
+  custom_attributes: z.optional(attrsField()),
+  additional_attributes: z.optional(attrsField()),
 }));
 
 export const listConversationsQuery = lazy(() => z.object({

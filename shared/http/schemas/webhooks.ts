@@ -40,7 +40,7 @@ const WRAPPED = { description: 'Also accepted wrapped as {"webhook": {...}} (Cha
  * is sent as HTTP Basic authentication, as any HTTP client does with such a url.
  */
 function isReceiverUrl(v: string): boolean {
-  if (/[\s\u0000-\u001f\u007f]/.test(v) || !URL.canParse(v)) return false;
+  if (/[\s\u0000-\u001f\u007f-\u009f]/.test(v) || !URL.canParse(v)) return false;
   const u = new URL(v);
   return (u.protocol === "http:" || u.protocol === "https:") && u.hostname !== "" && u.port !== "0";
 }
@@ -84,8 +84,12 @@ export const resetSecretBody = lazy(() => z.pipe(
 
 /** recover: the window of deliveries (by creation time) to re-queue; ISO 8601 or unix seconds. */
 const instant = z.pipe(
-  z.union([z.number().check(z.int(), z.nonnegative()), z.string().check(z.refine((s) => !Number.isNaN(Date.parse(s)), { message: "is not a date" }))]),
-  z.transform((v) => (typeof v === "number" ? v : Math.floor(Date.parse(v) / 1000))),
+  z.union([
+    z.number().check(z.int(), z.nonnegative()),
+    // Unix seconds as a string of digits (a form field, or Rails' cast), else an ISO 8601 date.
+    z.string().check(z.refine((s) => /^\d{1,12}$/.test(s) || !Number.isNaN(Date.parse(s)), { message: "is not a date" })),
+  ]),
+  z.transform((v) => (typeof v === "number" ? v : /^\d{1,12}$/.test(v) ? Number(v) : Math.floor(Date.parse(v) / 1000))),
 );
 export const recoverBody = lazy(() => z.object({ since: instant, until: z.optional(instant) }));
 
