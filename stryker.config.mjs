@@ -14,6 +14,7 @@ export default {
     "shared/domain/reports.ts",
     "shared/db/reports-repo.ts",
     "shared/domain/webhooks.ts",
+    "shared/http/form-params.ts",
   ],
   // TypeScript 7 has no JS API for Stryker to rewrite tsconfig.json with; nothing here needs it (vitest strips types).
   tsconfigFile: "tsconfig.stryker-none.json",

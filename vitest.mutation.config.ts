@@ -21,6 +21,8 @@ export default defineConfig({
       "test/unit/paging.test.ts",
       "test/unit/search-index.test.ts",
       "test/unit/reports.test.ts",
+      "test/unit/form-params.test.ts",
+      "test/integration/form-bodies.test.ts",
       "test/integration/ratelimit-limiter.test.ts",
       "test/integration/checkout.test.ts",
       "test/integration/checkout-subscribe.test.ts",

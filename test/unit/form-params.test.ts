@@ -43,6 +43,8 @@ describe("Rails params from form fields", () => {
     expect(urlEncodedParams("content_attributes[items][][title]=A&content_attributes[items][][actions][][text]=Go&content_attributes[items][][title]=B")).toEqual({
       content_attributes: { items: [{ title: "A", actions: [{ text: "Go" }] }, { title: "B" }] },
     });
+    // A list inside the maps: a map that has the list already is done, the value starts the next one.
+    expect(urlEncodedParams("items[][tags][]=x&items[][tags][]=y")).toEqual({ items: [{ tags: ["x"] }, { tags: ["y"] }] });
   });
 
   it("nests 32 levels and refuses a deeper path with a 422 naming the field", () => {
