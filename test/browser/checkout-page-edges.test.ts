@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Page, Request, Route } from "playwright-core";
 import type { Sandbox } from "../../infra/local/sandbox.ts";
 import { startTestSandbox } from "../support/sandbox.ts";
+import { customers, openTab as openRecordingTab } from "../support/checkout-tab.ts";
 import { launchChromium, type Browser } from "../../web/chromium.ts";
 import { regexes } from "zod/v4/core";
 import { email as serverEmail } from "../../shared/http/schemas/checkout.ts";
@@ -30,11 +31,7 @@ afterAll(async () => {
 const base = () => sandbox.info.apiBase;
 const WAIT = { timeout: 8_000 };
 
-let n = 0;
-const customer = () => {
-  n += 1;
-  return { name: "Fernanda Lima", email: `fernanda.${suffix}.${n}@padaria.com.br`, phone: "+55 (31) 98765-4321", cnpj: "12.ABC.345/01DE-35" };
-};
+const customer = customers(suffix);
 
 async function linkFor(body: Record<string, unknown>): Promise<string> {
   const res = await fetch(`${base()}/api/v1/public_checkout/link`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
@@ -42,18 +39,7 @@ async function linkFor(body: Record<string, unknown>): Promise<string> {
   return ((await res.json()) as { url: string }).url;
 }
 
-/** A new tab that records every request it makes and the addresses it showed. */
-async function openTab(): Promise<{ page: Page; requests: Request[] }> {
-  const page = await browser.context.newPage();
-  const requests: Request[] = [];
-  page.on("request", (r) => requests.push(r));
-  await page.addInitScript(`
-    window.__seen = [];
-    requestAnimationFrame(() => window.__seen.push(location.href));
-    document.addEventListener("DOMContentLoaded", () => window.__seen.push(location.href));
-  `);
-  return { page, requests };
-}
+const openTab = () => openRecordingTab(browser.context);
 
 async function ready(page: Page, path: string): Promise<void> {
   await page.goto(`${base()}${path}`);

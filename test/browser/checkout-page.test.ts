@@ -8,9 +8,10 @@
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Page, Request } from "playwright-core";
+import type { Page } from "playwright-core";
 import type { Sandbox } from "../../infra/local/sandbox.ts";
 import { startTestSandbox } from "../support/sandbox.ts";
+import { customers, openTab as openRecordingTab } from "../support/checkout-tab.ts";
 import { launchChromium, type Browser } from "../../web/chromium.ts";
 import { checkoutRepo } from "../../shared/db/checkout-repo.ts";
 import { createLink, TOKEN_TTL_SECONDS } from "../../shared/domain/checkout/checkout.ts";
@@ -36,11 +37,7 @@ const base = () => sandbox.info.apiBase;
 const post = async (path: string, body: unknown) =>
   fetch(`${base()}/api/v1/public_checkout/${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
 
-let n = 0;
-const customer = () => {
-  n += 1;
-  return { name: "Fernanda Lima", email: `fernanda.${suffix}.${n}@padaria.com.br`, phone: "+55 (31) 98765-4321", cnpj: "12.ABC.345/01DE-35" };
-};
+const customer = customers(suffix);
 
 async function linkFor(body: Record<string, unknown>): Promise<string> {
   const res = await post("link", body);
@@ -48,19 +45,7 @@ async function linkFor(body: Record<string, unknown>): Promise<string> {
   return ((await res.json()) as { url: string }).url;
 }
 
-/** A new tab (fresh sessionStorage) that records every request it makes. */
-async function openTab(): Promise<{ page: Page; requests: Request[] }> {
-  const page = await browser.context.newPage();
-  const requests: Request[] = [];
-  page.on("request", (r) => requests.push(r));
-  // Runs before the page's own script: what the address is at the first frame and at DOMContentLoaded.
-  await page.addInitScript(`
-    window.__seen = [];
-    requestAnimationFrame(() => window.__seen.push(location.href));
-    document.addEventListener("DOMContentLoaded", () => window.__seen.push(location.href));
-  `);
-  return { page, requests };
-}
+const openTab = () => openRecordingTab(browser.context);
 
 const value = (page: Page, sel: string) => page.inputValue(sel);
 const text = async (page: Page, sel: string) => ((await page.textContent(sel)) ?? "").trim();
