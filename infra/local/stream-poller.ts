@@ -21,7 +21,7 @@ import {
 } from "@aws-sdk/client-dynamodb-streams";
 import { SendMessageBatchCommand, type SQSClient } from "@aws-sdk/client-sqs";
 import { envelopeFor, matchesPattern, OPERATOR_PATTERN, RULE_PATTERN, type BusEnvelope } from "../../shared/events/envelope.ts";
-import { queueJson } from "../../shared/queue/queue-json.ts";
+import { queueJson } from "../../shared/events/queue-json.ts";
 import { localClient, LOCAL_CREDENTIALS } from "./dynamo.ts";
 import type { Poller } from "./queue-poller.ts";
 

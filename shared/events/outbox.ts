@@ -6,7 +6,7 @@
 import { randomUUID } from "node:crypto";
 import { isEventName, type EventName, type OperatorEventName } from "./catalog.ts";
 import { checkPayload } from "./payloads.ts";
-import { pipelineJson } from "../queue/queue-json.ts";
+import { pipelineJson } from "./queue-json.ts";
 
 export const OUTBOX_ENTITY = "outbox";
 export const OUTBOX_TTL_SECONDS = 7 * 24 * 3600;

@@ -2,7 +2,7 @@
 import { SendMessageBatchCommand, SQSClient } from "@aws-sdk/client-sqs";
 import { config, perConfig } from "../config.ts";
 import type { DeliveryMessage, DeliveryQueue } from "../domain/deliveries.ts";
-import { queueJson } from "./queue-json.ts";
+import { queueJson } from "../events/queue-json.ts";
 
 export const sqs: () => SQSClient = perConfig(
   (c) => new SQSClient({ region: c.AWS_REGION, ...(c.SQS_ENDPOINT ? { endpoint: c.SQS_ENDPOINT } : {}), maxAttempts: 3 }),

@@ -1,6 +1,6 @@
 /** Queue message text: the same JSON value, with nothing in it that SQS or the sandbox's emulator refuses. */
 import { describe, expect, it } from "vitest";
-import { pipelineJson, queueJson } from "../../shared/queue/queue-json.ts";
+import { pipelineJson, queueJson } from "../../shared/events/queue-json.ts";
 
 /** What SQS takes in a message body (its documented character set). */
 const SQS_CHARS = /^[\t\n\r\u0020-\ud7ff\ue000-\ufffd\u{10000}-\u{10ffff}]*$/u;
