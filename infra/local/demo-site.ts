@@ -108,7 +108,8 @@ const FILES: Record<string, { body: string; type: string }> = {
 /** Answers the demo site's own paths; false for everything else (the route table's). */
 export function serveDemoSite(req: IncomingMessage, res: ServerResponse): boolean {
   const path = requestUrl(req).pathname;
-  const file = req.method === "GET" ? FILES[path] : undefined;
+  // HEAD as GET (Node leaves the body out); own names only (`/__proto__` is no file).
+  const file = (req.method === "GET" || req.method === "HEAD") && Object.hasOwn(FILES, path) ? FILES[path] : undefined;
   if (!file) return false;
   res.writeHead(200, {
     "content-type": file.type,

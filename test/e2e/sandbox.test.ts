@@ -81,6 +81,9 @@ describe("sandbox over HTTP", () => {
     const page = await call(`/checkout`, { method: "HEAD" });
     expect(page.status).toBe(200);
     expect(page.headers.get("content-type")).toMatch(/^text\/html/);
+    const site = await call(`/`, { method: "HEAD" });
+    expect([site.status, site.headers.get("content-type"), await site.text()]).toEqual([200, "text/html; charset=utf-8", ""]);
+    expect((await call(`/__proto__`)).status).toBe(404);
     const missing = await call(`/api/v1/nothing-here`, { method: "HEAD" });
     expect(missing.status).toBe(404);
     expect(missing.headers.get("content-type")).toBe("application/json; charset=utf-8");
