@@ -138,6 +138,9 @@ describe("link and prefill", () => {
     expect((await invoke("checkout.prefill", { query: { token } })).json.customer).toEqual({ name: "N", email: "n@c.com", phone: null, cnpj: null });
     const bare = await invoke("checkout.link", { body: { plan: cat.plan.slug, billing_cycle: "monthly", customer: null } });
     expect([bare.status, bare.json.expires_at]).toEqual([201, undefined]);
+    // A blank one too (an empty form input).
+    const blank = await invoke("checkout.link", { body: { plan: cat.plan.slug, billing_cycle: "monthly", coupon: " ", additional_inboxes: "" } });
+    expect([blank.status, blank.json.url]).toEqual([201, `${PAGE}?plan=${cat.plan.slug}&cycle=monthly&inboxes=0`]);
     const quote = await invoke("checkout.quote", { body: { name: "Q", email: "q@x.com", phone: null, company: null, cnpj: null, inboxes: null, agents: null, message: "hi" } });
     expect(quote.status).toBe(201);
     const check = await invoke("checkout.coupon", { body: { code: cat.codes.percent, plan: cat.plan.slug, billing_cycle: "monthly", additional_inboxes: null } });

@@ -61,6 +61,25 @@ describe("form-encoded bodies on JSON routes", () => {
     expect([missing.status, missing.json.attributes]).toEqual([422, ["name"]]);
   });
 
+  it("read a blank value of a field that may be null as null, as Rails reads an empty form input", async () => {
+    const contact = await invoke("contacts.create", { params: { account_id: a.accountId }, key: a.agentKey, headers: FORM, body: "name=Blank&email=&phone_number=&identifier=" });
+    expect(contact.status).toBe(200);
+    expect(contact.json.payload.contact).toMatchObject({ name: "Blank", email: null, phone_number: null, identifier: null });
+    const inbox = (await invoke("inboxes.create", { params: { account_id: a.accountId }, key: a.adminKey, body: { name: "Blanks", channel: { type: "api" } } })).json;
+    const conv = (await invoke("conversations.create", { params: { account_id: a.accountId }, key: a.agentKey, body: { inbox_id: inbox.id, contact_id: contact.json.payload.contact.id, assignee_id: a.agentUserId, priority: "high" } })).json;
+    expect(conv.meta.assignee).toMatchObject({ id: a.agentUserId });
+    // An empty assignee unassigns, an empty priority is none.
+    const unassigned = await invoke("conversations.assignments", { params: { account_id: a.accountId, conversation_id: conv.id }, key: a.agentKey, headers: FORM, body: "assignee_id=" });
+    expect([unassigned.status, unassigned.json]).toEqual([200, null]);
+    const noPriority = await invoke("conversations.update", { params: { account_id: a.accountId, conversation_id: conv.id }, key: a.agentKey, headers: FORM, body: "priority=" });
+    expect(noPriority.json.priority).toBeNull();
+    const hook = await invoke("webhooks.create", { params: { account_id: a.accountId }, key: a.adminKey, headers: FORM, body: "url=https%3A%2F%2Fblank.forms.example%2Fh&subscriptions[]=inbox_created&rate_limit=&inbox_id=" });
+    expect(hook.json.payload.webhook).toMatchObject({ rate_limit: null, inbox: null, webhook_type: "account_type" });
+    // Where a value is required, blank is still "can't be blank".
+    const noName = await invoke("contacts.create", { params: { account_id: a.accountId }, key: a.agentKey, headers: FORM, body: "name=" });
+    expect(noName.json.errors).toEqual([{ field: "name", code: "blank", message: "can't be blank" }]);
+  });
+
   it("answer a multipart body on a JSON-only route with 415, whatever its parts", async () => {
     const boundary = "forms-boundary";
     const body = Buffer.from(

@@ -6,7 +6,7 @@ import { normalizeBrazilianPhone } from "../../domain/checkout/phone.ts";
 import { MAX_ADDITIONAL_INBOXES } from "../../domain/checkout/pricing.ts";
 import type { Customer } from "../../domain/checkout/checkout.ts";
 import { lazy } from "../../lazy.ts";
-import { intField, named, newPassword, reply, unixTime, visible, type ReplySpec } from "./common.ts";
+import { blankAsNull, intField, named, newPassword, reply, unixTime, visible, type ReplySpec } from "./common.ts";
 
 const text = (max: number) => z.string().check(z.trim(), z.minLength(1), z.maxLength(max), visible());
 
@@ -37,8 +37,12 @@ export const cnpj = z.pipe(
   }),
 );
 
-/** An optional field whose null means absent, as Rails reads nil (generated clients send null for unset fields). */
-const optional = <T extends z.ZodMiniType>(schema: T) => z.pipe(z.optional(z.nullable(schema)), z.transform((v) => v ?? undefined));
+/**
+ * An optional field whose null or blank value means absent, as Rails reads nil and an empty form
+ * input (generated clients send null for unset fields, forms an empty string).
+ */
+const optional = <T extends z.ZodMiniType>(schema: T) =>
+  z.pipe(blankAsNull(z.optional(z.nullable(schema))), z.transform((v) => v ?? undefined));
 
 const plan = text(60);
 const billingCycle = z.enum(BILLING_CYCLES);

@@ -59,6 +59,13 @@ export const intField = (min = 1, max = Number.MAX_SAFE_INTEGER) =>
 export const visible = () =>
   z.refine<string>((v) => /[^\s\p{Cf}\p{Default_Ignorable_Code_Point}]/u.test(v), { message: "can't be blank", params: { code: "blank" } });
 
+/**
+ * A field that may be null, read as Rails reads a blank value of it (an empty form input, or
+ * `""`): as null, the field's "none".
+ */
+export const blankAsNull = <T extends z.ZodMiniType>(schema: T) =>
+  z.pipe(z.transform((v: unknown) => (typeof v === "string" && v.trim() === "" ? null : v)), schema);
+
 /** A password a user chooses: 8 to 128 characters, not only whitespace. */
 export const newPassword = () =>
   z.string().check(z.minLength(8), z.maxLength(128), z.refine((v) => v.trim() !== "", { message: "can't be blank", params: { code: "blank" } }));

@@ -2,7 +2,7 @@ import * as z from "zod/mini";
 import { pagingShape } from "./paging.ts";
 import { lazy } from "../../lazy.ts";
 import { CONTACT_SORTS } from "../../domain/contacts.ts";
-import { attrsField, boolField, intField, named, pageMetaView, reply, unixTime, visible } from "./common.ts";
+import { attrsField, blankAsNull, boolField, intField, named, pageMetaView, reply, unixTime, visible } from "./common.ts";
 
 const name = z.string().check(z.trim(), z.minLength(1), z.maxLength(255), visible());
 const email = z.string().check(z.trim(), z.maxLength(320), z.regex(/^[^\s@]+@[^\s@]+\.[^\s@]+$/));
@@ -13,9 +13,9 @@ const attrs = z.record(z.string(), z.unknown());
 
 /** The optional fields of a contact, shared by create (name required) and update (all optional). */
 const contactFields = {
-  email: z.optional(z.nullable(email)),
-  phone_number: z.optional(z.nullable(phone)),
-  identifier: z.optional(z.nullable(identifier)),
+  email: z.optional(blankAsNull(z.nullable(email))),
+  phone_number: z.optional(blankAsNull(z.nullable(phone))),
+  identifier: z.optional(blankAsNull(z.nullable(identifier))),
   custom_attributes: z.optional(attrsField()),
   additional_attributes: z.optional(attrsField()),
   blocked: z.optional(boolField()),

@@ -4,20 +4,20 @@ import { pagingShape, queryInt } from "./paging.ts";
 import { contactRefView } from "./contacts.ts";
 import { lazy } from "../../lazy.ts";
 import { MAX_UNIX_SECONDS } from "../../clock.ts";
-import { attrsField, boolField, intField, named, pageMetaView, reply, unixTime, type ReplySpec } from "./common.ts";
+import { attrsField, blankAsNull, boolField, intField, named, pageMetaView, reply, unixTime, type ReplySpec } from "./common.ts";
 
 const id = intField();
 const attrs = z.record(z.string(), z.unknown());
 const content = z.string().check(z.maxLength(150_000));
 /** A priority, or none: `null` or Chatwoot's `"none"` (its swagger lists it; stored as null). */
 const priority = () =>
-  z.optional(z.pipe(z.nullable(z.enum([...PRIORITIES, "none"])), z.transform((v) => (v === "none" ? null : v))));
+  z.optional(blankAsNull(z.pipe(z.nullable(z.enum([...PRIORITIES, "none"])), z.transform((v) => (v === "none" ? null : v)))));
 
 export const createConversationBody = lazy(() => z.object({
   inbox_id: id,
   contact_id: id,
   status: z.optional(z.enum(STATUSES)),
-  assignee_id: z.optional(z.nullable(id)),
+  assignee_id: z.optional(blankAsNull(z.nullable(id))),
   priority: priority(),
   custom_attributes: z.optional(attrsField()),
   additional_attributes: z.optional(attrsField()),
@@ -57,7 +57,7 @@ export const typingBody = lazy(() => z.object({
   is_private: z.optional(boolField()),
 }));
 
-export const assignmentBody = lazy(() => z.object({ assignee_id: z.nullable(id) }));
+export const assignmentBody = lazy(() => z.object({ assignee_id: blankAsNull(z.nullable(id)) }));
 
 /** The JSON body, or the text fields of the multipart form (files go beside it, as `attachments[]`). */
 export const createMessageBody = lazy(() => z.object({

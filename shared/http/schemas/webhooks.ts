@@ -1,7 +1,7 @@
 import * as z from "zod/mini";
 import { EVENT_NAMES, isEventName, type EventName } from "../../events/catalog.ts";
 import { lazy } from "../../lazy.ts";
-import { boolField, emptyReply, intField, named, pageMetaView, refView, reply, unixTime } from "./common.ts";
+import { blankAsNull, boolField, emptyReply, intField, named, pageMetaView, refView, reply, unixTime } from "./common.ts";
 import { pagingShape } from "./paging.ts";
 import { MAX_GRACE_SECONDS } from "../../domain/webhooks.ts";
 
@@ -27,10 +27,10 @@ const subscriptions = z.pipe(
 
 const name = z.nullable(z.string().check(z.trim(), z.maxLength(255)));
 const webhookType = z.enum(["account_type", "inbox_type"]);
-const inboxId = z.nullable(intField());
+const inboxId = blankAsNull(z.nullable(intField()));
 
 /** Deliveries per second (pacing); null removes the limit. */
-const rateLimit = z.nullable(intField(1, 10_000));
+const rateLimit = blankAsNull(z.nullable(intField(1, 10_000)));
 
 const WRAPPED = { description: 'Also accepted wrapped as {"webhook": {...}} (Chatwoot clients send that).' };
 
