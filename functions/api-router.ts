@@ -1,6 +1,7 @@
 /**
  * The HTTP API's `$default` route: requests no route key matched. A path that is a route's path
- * plus a trailing slash (`/inboxes/`) is handed, unchanged but for the path, to that route's
+ * plus a trailing slash (`/inboxes/`) or with a slash repeated (`//api/v1/...`, read as one, as
+ * Rails does) is handed, unchanged but for the path, to that route's
  * function (Lambda Invoke, so the client sees that function's reply: no redirect, same source IP
  * for the per-IP limits). A HEAD (no route key has that method) goes to the GET route's function
  * the same way, and its reply leaves without the body. Anything else is the API's 404.
