@@ -7,7 +7,7 @@ import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from "aws-lambda";
 import type { Route } from "../../shared/routes.ts";
-import { matchRoute as matchPath, NOT_FOUND_BODY, withoutTrailingSlash } from "../../shared/http/route-match.ts";
+import { matchRoute as matchPath, NOT_FOUND_BODY, squeezeSlashes, withoutTrailingSlash } from "../../shared/http/route-match.ts";
 import { config } from "../../shared/config.ts";
 import { preflightHeaders } from "../../shared/http/cors.ts";
 import { loadHandler } from "./handlers.ts";
@@ -46,7 +46,7 @@ function readBody(req: IncomingMessage): Promise<Buffer | "too_large"> {
 /** The event API Gateway hands the route's function; a trailing slash and repeated slashes are already gone, as the `$default` router removes them. */
 export function toEvent(req: IncomingMessage, body: Buffer, route: Route, params: Record<string, string>): APIGatewayProxyEventV2 {
   const url = requestUrl(req);
-  url.pathname = withoutTrailingSlash(url.pathname.replace(/\/{2,}/g, "/"));
+  url.pathname = withoutTrailingSlash(squeezeSlashes(url.pathname));
   const headers: Record<string, string> = {};
   for (const [k, v] of Object.entries(req.headers)) {
     if (v !== undefined) headers[k.toLowerCase()] = Array.isArray(v) ? v.join(",") : v;

@@ -42,6 +42,9 @@ function decodeOrRaw(segment: string): string {
   }
 }
 
+/** `//api//v1` → `/api/v1`: repeated slashes read as one, as Rails squeezes them. */
+export const squeezeSlashes = (path: string): string => path.replace(/\/{2,}/g, "/");
+
 /** `/a/b/` → `/a/b`; `/` and paths without one are kept. */
 export function withoutTrailingSlash(path: string): string {
   return path.length > 1 && path.endsWith("/") ? path.slice(0, -1) : path;
@@ -68,8 +71,8 @@ export function matchExact(method: string, path: string): RouteMatch | undefined
  */
 export function matchRoute(method: string, path: string): RouteMatch | undefined {
   const m = method === "HEAD" ? "GET" : method;
-  // Rails squeezes repeated slashes (a client joining "https://host/" and "/api/v1/..." sends `//api`).
-  const p = path.replace(/\/{2,}/g, "/");
+  // A client joining "https://host/" and "/api/v1/..." sends `//api`.
+  const p = squeezeSlashes(path);
   return matchExact(m, p) ?? (p.endsWith("/") ? matchExact(m, withoutTrailingSlash(p)) : undefined);
 }
 
